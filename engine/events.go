@@ -68,7 +68,10 @@ type Snapshot struct {
 	// share (0..1 of one core times cores) and whether the harness looks
 	// like the bottleneck.
 	DispatchLagP99 time.Duration
+	CPUShare       float64 // process CPU time / wall time / cores, over the last interval
+	OpenConns      int64   // connections the provider holds open, -1 when unknown
 	ClientBound    bool
+	HarnessNote    string // why ClientBound is set
 }
 
 // LevelStarted announces a new segment.

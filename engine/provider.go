@@ -26,6 +26,12 @@ type Describer interface {
 	Describe() Target
 }
 
+// ConnCounter is an optional interface: a provider that can say how many
+// connections it holds open, for the harness-health line.
+type ConnCounter interface {
+	OpenConns() int64
+}
+
 // Request is one unit of work. The provider turns it into a concrete prompt:
 // ID and Seed let it vary prompts per request reproducibly.
 type Request struct {
