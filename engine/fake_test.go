@@ -10,14 +10,14 @@ import (
 // arrives ttft after the request is written, then one token every gap.
 // failEvery > 0 makes every failEvery-th request fail with class fail.
 type scripted struct {
-	ttft, gap  time.Duration
-	tokens     int
-	noUsage    bool
-	failEvery  int64
-	fail       *Failure
-	n          atomic.Int64
-	maxInFlt   atomic.Int64
-	inflight   atomic.Int64
+	ttft, gap time.Duration
+	tokens    int
+	noUsage   bool
+	failEvery int64
+	fail      *Failure
+	n         atomic.Int64
+	maxInFlt  atomic.Int64
+	inflight  atomic.Int64
 }
 
 func (s *scripted) Do(ctx context.Context, req Request, tr *Trace) error {
