@@ -1,0 +1,80 @@
+package openai
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kneepoint/kneepoint/engine"
+)
+
+// maxBody bounds a non-streaming response.
+const maxBody = 64 << 20
+
+// wholeResponse is the part of a non-streaming chat completion used to
+// count output when the server sends no usage. go-openai's
+// ChatCompletionMessage has no "reasoning" field, hence a local type.
+type wholeResponse struct {
+	Choices []struct {
+		Message struct {
+			Content          json.RawMessage   `json:"content"`
+			ReasoningContent string            `json:"reasoning_content"`
+			Reasoning        string            `json:"reasoning"`
+			Refusal          string            `json:"refusal"`
+			ToolCalls        []json.RawMessage `json:"tool_calls"`
+		} `json:"message"`
+		Text string `json:"text"`
+	} `json:"choices"`
+}
+
+// readWhole reads a non-streaming response. The whole completion arrives
+// at once, so TTFT equals end-to-end latency (taken when the last byte is
+// read) and there are no inter-token gaps. Without usage, output tokens
+// are estimated as whitespace-separated words (about one token per common
+// English word) plus one per tool call, and marked estimated.
+func readWhole(br *bufio.Reader, tr *engine.Trace) outcome {
+	body, err := io.ReadAll(io.LimitReader(br, maxBody))
+	now := time.Now()
+	if err != nil {
+		return outcome{readErr: err, stage: " while reading the response body"}
+	}
+	info, err := scanChunk(body)
+	if err != nil {
+		return outcome{failure: streamFailure("malformed response body: %s", snippet(body))}
+	}
+	if info.isError {
+		return outcome{failure: streamFailure("error in response body: %s", eventMessage(body))}
+	}
+	if !info.output {
+		return outcome{failure: streamFailure("response without any output (no content, reasoning or tool call)")}
+	}
+	n := info.completionTokens
+	if !info.usage || n <= 0 {
+		n = estimateTokens(body)
+	}
+	tr.Token(now, n)
+	if info.usage {
+		tr.Usage(info.promptTokens, info.completionTokens)
+	}
+	return outcome{}
+}
+
+func estimateTokens(body []byte) int {
+	var r wholeResponse
+	if json.Unmarshal(body, &r) != nil {
+		return 1
+	}
+	n := 0
+	for _, c := range r.Choices {
+		var content string
+		if json.Unmarshal(c.Message.Content, &content) != nil {
+			content = string(c.Message.Content)
+		}
+		n += len(strings.Fields(content)) + len(strings.Fields(c.Message.ReasoningContent)) +
+			len(strings.Fields(c.Message.Reasoning)) + len(strings.Fields(c.Message.Refusal)) +
+			len(strings.Fields(c.Text)) + len(c.Message.ToolCalls)
+	}
+	return max(n, 1)
+}

@@ -1,0 +1,249 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/kneepoint/kneepoint/engine"
+)
+
+// Provider sends chat completions to an OpenAI-compatible endpoint and
+// times them on the wire. It is safe for concurrent use; everything but
+// the connection counters is fixed at New.
+type Provider struct {
+	cfg     config
+	base    string // normalised base URL, credentials included (never shown)
+	chatURL string
+	auth    string // "Bearer <key>", or "" for no Authorization header
+	red     redactor
+	client  *http.Client
+	oa      *goopenai.Client // models listing
+	conns   *connCounter     // nil with WithHTTPClient
+	extras  map[string]json.RawMessage
+	prompts []promptLine
+	vocab   []string
+	readers sync.Pool // *bufio.Reader, reused across requests
+}
+
+var (
+	_ engine.Provider  = (*Provider)(nil)
+	_ engine.Describer = (*Provider)(nil)
+)
+
+// readBufSize is the stream reader's buffer: chunks are a few hundred
+// bytes, so lines nearly always fit and are returned without copying.
+const readBufSize = 32 << 10
+
+// drainWait bounds how long Do waits, after [DONE], for the rest of the
+// response so the connection can be reused. Timing is already recorded.
+const drainWait = time.Second
+
+// New validates the options and builds the provider with its tuned
+// transport. Nothing is sent; call Check to verify the endpoint.
+func New(opts ...Option) (*Provider, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	base, err := normaliseBaseURL(cfg.baseURL)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.maxConns < 1:
+		return nil, fmt.Errorf("max_conns: %d is not a positive connection count", cfg.maxConns)
+	case cfg.timeout < 0:
+		return nil, fmt.Errorf("timeout: must not be negative")
+	case cfg.sharedPrefix < 0:
+		return nil, fmt.Errorf("shared_prefix_tokens: must not be negative")
+	case cfg.maxTokensField != "max_tokens" && cfg.maxTokensField != "max_completion_tokens":
+		return nil, fmt.Errorf("max_tokens_field: %q is neither max_tokens nor max_completion_tokens", cfg.maxTokensField)
+	}
+	p := &Provider{
+		cfg:     cfg,
+		base:    base,
+		chatURL: base + "/chat/completions",
+		red:     newRedactor(cfg.apiKey, base),
+		vocab:   newVocab(),
+	}
+	if cfg.apiKey != "" {
+		p.auth = "Bearer " + cfg.apiKey
+	}
+	if p.extras, err = encodeExtras(cfg.extraBody); err != nil {
+		return nil, err
+	}
+	if cfg.promptsFile != "" {
+		if p.prompts, err = loadPrompts(cfg.promptsFile); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.httpClient != nil {
+		p.client = cfg.httpClient
+	} else {
+		p.conns = &connCounter{}
+		u, _ := url.Parse(base)
+		p.client = &http.Client{
+			Transport:     newTransport(cfg, u.Scheme, p.conns),
+			CheckRedirect: checkRedirect,
+		}
+	}
+	oc := goopenai.DefaultConfig(cfg.apiKey)
+	oc.BaseURL = base
+	oc.HTTPClient = p.client
+	p.oa = goopenai.NewClientWithConfig(oc)
+	p.readers.New = func() any { return bufio.NewReaderSize(nil, readBufSize) }
+	return p, nil
+}
+
+// normaliseBaseURL checks the base URL and drops a trailing slash or a
+// pasted /chat/completions.
+func normaliseBaseURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("base_url %s: not a URL", RedactURL(raw))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("base_url %s: want http:// or https://, e.g. http://127.0.0.1:8000/v1", RedactURL(raw))
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return "", fmt.Errorf("base_url %s: no host", RedactURL(raw))
+	}
+	if u.Fragment != "" || u.RawQuery != "" && strings.Contains(u.Path, "chat/completions") {
+		return "", fmt.Errorf("base_url %s: want the API root, e.g. http://127.0.0.1:8000/v1", RedactURL(raw))
+	}
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions")
+	u.RawPath = ""
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// Describe names the target for headers and results; the URL is shown
+// without credentials.
+func (p *Provider) Describe() engine.Target {
+	return engine.Target{Provider: "openai", Model: p.cfg.model, BaseURL: RedactURL(p.base)}
+}
+
+// Conns reports connections currently open and dialed since New, for the
+// harness-health line: dialed growing with requests means connections are
+// not being reused (a server closing them, or a pool too small).
+func (p *Provider) Conns() (open, dialed int64) {
+	if p.conns == nil {
+		return 0, 0
+	}
+	return p.conns.open.Load(), p.conns.dialed.Load()
+}
+
+// Close releases idle connections.
+func (p *Provider) Close() { p.client.CloseIdleConnections() }
+
+// Do sends one request and records its timing into tr. It returns nil or
+// a *engine.Failure.
+func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace) error {
+	body, err := p.body(req.Seed, req.ID, req.PromptTokens, req.MaxTokens)
+	if err != nil {
+		return &engine.Failure{Class: engine.ClassOther, Message: p.message("encoding request: " + err.Error())}
+	}
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if p.cfg.timeout > 0 {
+		t := time.AfterFunc(p.cfg.timeout, func() { cancel(errRequestTimeout) })
+		defer t.Stop()
+	}
+	hr, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.chatURL, bytes.NewReader(body))
+	if err != nil {
+		return &engine.Failure{Class: engine.ClassOther, Message: p.message(err.Error())}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	if p.cfg.stream {
+		hr.Header.Set("Accept", "text/event-stream")
+	} else {
+		hr.Header.Set("Accept", "application/json")
+	}
+	if p.auth != "" {
+		hr.Header.Set("Authorization", p.auth)
+	}
+
+	// The clock starts just before the client call, as in vLLM's
+	// benchmark: connection setup (a fresh dial when the server closed the
+	// last one, as llama.cpp does) is part of what a client waits for.
+	tr.Start(time.Now())
+	resp, err := p.client.Do(hr)
+	if err != nil {
+		return p.transportFailure(ctx, reqCtx, err, "")
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return p.httpFailure(resp)
+	}
+	if h := rateHeaders(resp.Header); h != nil {
+		tr.RateLimit(engine.RateHeaders{RetryAfter: retryAfter(resp.Header, resp.StatusCode, time.Now()), Limits: h})
+	}
+	br := p.readers.Get().(*bufio.Reader)
+	br.Reset(resp.Body)
+	defer func() { br.Reset(nil); p.readers.Put(br) }()
+
+	var out outcome
+	switch mt := mediaType(resp.Header.Get("Content-Type")); {
+	case mt == "text/event-stream":
+		out = readStream(br, tr)
+	case mt == "text/html":
+		b, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
+		return streamFailure("%s", p.message(strings.Replace(describeBody(resp.StatusCode, mt, b),
+			"HTML error page", "HTML page instead of a completion", 1)))
+	default:
+		// JSON (non-streaming, or a server that ignored stream: true), or
+		// an unlabelled body that is a stream if it looks like one.
+		if first, _ := br.Peek(5); string(first) == "data:" {
+			out = readStream(br, tr)
+		} else {
+			out = readWhole(br, tr)
+		}
+	}
+	switch {
+	case out.readErr != nil:
+		return p.transportFailure(ctx, reqCtx, out.readErr, out.stage)
+	case out.failure != nil:
+		out.failure.Message = p.message(out.failure.Message)
+		return out.failure
+	}
+	p.drain(br, cancel)
+	return nil
+}
+
+// outcome is how reading a 200 response's body ended: nil fields mean
+// success; readErr is an I/O error still to be classified against the
+// contexts, stage saying how far the body had got.
+type outcome struct {
+	failure *engine.Failure
+	readErr error
+	stage   string
+}
+
+// drain reads what is left of a finished response (normally just the
+// chunked-encoding terminator) so the connection returns to the pool, but
+// gives up after drainWait.
+func (p *Provider) drain(body io.Reader, cancel context.CancelCauseFunc) {
+	t := time.AfterFunc(drainWait, func() { cancel(nil) })
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, body, 64<<10)
+}
+
+func mediaType(ct string) string {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(ct))
+	}
+	return mt
+}
