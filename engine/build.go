@@ -40,9 +40,6 @@ func (r *Run) results(stopReason string) Results {
 	}
 	res.Workload.ThinkTimeMs = r.plan.ThinkTime.Milliseconds()
 	res.Warnings = append(res.Warnings, levelWarnings(res.Levels)...)
-	if r.st.canceledAtStop > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d request(s) in flight at the end were cancelled (outside every measurement window)", r.st.canceledAtStop))
-	}
 	var ok int64
 	for _, l := range res.Levels {
 		ok += l.Succeeded

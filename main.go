@@ -1,0 +1,293 @@
+// Command kneepoint shows, live, where an LLM endpoint saturates: it holds
+// exactly N requests in flight, sweeps N over levels and marks the knee.
+//
+// main is the composition root: it wires config, providers, engine and ui,
+// and nothing else. Standard streams, environment and signals are injected
+// (as in k6) so the whole CLI is testable end to end.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kneepoint/kneepoint/engine"
+	"github.com/kneepoint/kneepoint/engine/config"
+	"github.com/kneepoint/kneepoint/engine/report"
+	"github.com/kneepoint/kneepoint/providers"
+	"github.com/kneepoint/kneepoint/ui"
+)
+
+// version is stamped with -ldflags "-X main.version=..." in releases.
+var version = "0.1.0-dev"
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitError       = 1   // the run could not be done (unreachable target, write failed)
+	exitUsage       = 2   // bad flags or config
+	exitSLO         = 3   // --fail-on-slo and the SLOs were not met
+	exitInterrupted = 130 // stopped by q, ctrl+c, SIGINT or SIGTERM
+)
+
+// cli is one invocation: its streams, environment and signals.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	signals        <-chan os.Signal
+	tty            bool      // stdout and stdin are a terminal: the dashboard can run
+	exit           func(int) // immediate exit on a second interrupt
+}
+
+func main() {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	c := cli{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		signals: sig, tty: isTerminal(os.Stdout) && isTerminal(os.Stdin), exit: os.Exit,
+	}
+	os.Exit(c.run(os.Args[1:]))
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+const usage = `kneepoint: find where an LLM endpoint saturates.
+
+Usage:
+  kneepoint [flags]                     sweep (dashboard on a terminal, --headless otherwise)
+  kneepoint serve-sim [--addr A] [--profile P]
+                                        the simulator as an OpenAI-compatible server
+  kneepoint models --base-url URL       list a server's models
+  kneepoint version
+
+Run 'kneepoint --help' for the sweep's flags; sample.toml documents every config key.
+`
+
+func (c cli) run(args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "serve-sim":
+			return c.serveSim(args[1:])
+		case "models":
+			return c.models(args[1:])
+		case "version":
+			fmt.Fprintf(c.stdout, "kneepoint %s\n", version)
+			return exitOK
+		case "help":
+			fmt.Fprint(c.stdout, usage)
+			return exitOK
+		}
+	}
+	return c.sweep(args)
+}
+
+// fail prints one line and returns the exit code for err: configuration
+// errors are usage errors (2), anything else a run error (1).
+func (c cli) fail(err error) int {
+	fmt.Fprintf(c.stderr, "kneepoint: %v\n", err)
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// sweep is the main job: measure the target over the planned levels.
+func (c cli) sweep(args []string) int {
+	cfg, err := config.FromArgs("kneepoint", args, c.getenv, c.stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	backend, err := providers.New(cfg, c.getenv)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer backend.Close()
+	if backend.Check != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		err := backend.Check(ctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(c.stderr, "kneepoint: %v\n", err)
+			return exitError
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go c.watchSignals(ctx, cancel)
+
+	opts := []engine.Option{
+		engine.WithWorkload(cfg.EngineWorkload()),
+		engine.WithSeed(cfg.Sweep.Seed),
+		engine.WithVersion(version),
+	}
+	if d, ok := backend.Provider.(engine.Describer); ok {
+		opts = append(opts, engine.WithTarget(d.Describe()))
+	}
+	run := engine.New(backend.Provider, cfg.Plan(), opts...)
+	events := run.Start(ctx)
+
+	var res engine.Results
+	if cfg.Headless || !c.tty {
+		res = c.headless(events)
+	} else {
+		target := engine.Target{}
+		if d, ok := backend.Provider.(engine.Describer); ok {
+			target = d.Describe()
+		}
+		res, err = ui.Run(ctx, events, run, ui.Options{
+			Theme: cfg.UI.Theme, NoColor: c.getenv("NO_COLOR") != "",
+			OutPath: strings.Join(cfg.Output.Files, ", "), Target: target,
+			Plan: cfg.Plan(), Workload: cfg.EngineWorkload(),
+		})
+		if err != nil {
+			fmt.Fprintf(c.stderr, "kneepoint: dashboard: %v\n", err)
+			run.Stop("dashboard failed")
+			for e := range events { // let the engine finish so nothing is lost
+				if f, ok := e.(engine.Finished); ok {
+					res = f.Results
+				}
+			}
+		}
+	}
+	code := exitOK
+	if err := c.writeOutputs(cfg.Output.Files, res); err != nil {
+		fmt.Fprintf(c.stderr, "kneepoint: %v\n", err)
+		code = exitError
+	}
+	if res.Partial {
+		fmt.Fprintf(c.stderr, "kneepoint: run stopped early (%s); results are partial\n", res.PartialReason)
+		return exitInterrupted
+	}
+	return code
+}
+
+// watchSignals turns the first SIGINT/SIGTERM into a graceful stop (the
+// engine gives in-flight requests the grace period, then writes what it
+// measured) and a second into an immediate exit.
+func (c cli) watchSignals(ctx context.Context, stop context.CancelFunc) {
+	if c.signals == nil {
+		return
+	}
+	select {
+	case s := <-c.signals:
+		fmt.Fprintf(c.stderr, "\nkneepoint: %v: stopping (again to exit at once)\n", s)
+		stop()
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-c.signals:
+		fmt.Fprintln(c.stderr, "kneepoint: exiting now")
+		c.exit(exitInterrupted)
+	case <-time.After(time.Hour):
+	}
+}
+
+// headless prints progress on stderr and the table on stdout.
+func (c cli) headless(events <-chan engine.Event) engine.Results {
+	var res engine.Results
+	var lastProgress time.Duration
+	for e := range events {
+		switch v := e.(type) {
+		case engine.LevelStarted:
+			fmt.Fprintf(c.stderr, "[%5.1fs] c=%d (%s): warming up\n", v.At.Seconds(), v.Concurrency, v.Source)
+		case engine.Snapshot:
+			if v.At-lastProgress >= 2*time.Second && v.Phase == engine.PhaseMeasuring {
+				lastProgress = v.At
+				fmt.Fprintf(c.stderr, "[%5.1fs]   in-flight %d/%d, %.0f tok/s, p95 %.0f ms, errors %d\n",
+					v.At.Seconds(), v.InFlight, v.Target, v.OutputTokPerS, v.Latency.P95, v.Failed)
+			}
+		case engine.LevelDone:
+			l := v.Level
+			fmt.Fprintf(c.stderr, "          c=%d done: %.0f tok/s, %.2f req/s, p95 %.0f ms, TTFT p95 %.0f ms, %d ok, %d failed\n",
+				l.Concurrency, l.OutputTokPerS, l.RequestsPerS, l.Latency.P95, l.TTFT.P95, l.Succeeded, l.Failed)
+		case engine.KneeFound:
+			fmt.Fprintf(c.stderr, "          knee at c=%d: %s\n", v.Knee.Concurrency, v.Knee.Reason)
+		case engine.Finished:
+			res = v.Results
+		}
+	}
+	if err := report.Table(res)(c.stdout); err != nil {
+		fmt.Fprintf(c.stderr, "kneepoint: %v\n", err)
+	}
+	return res
+}
+
+// writeOutputs writes every requested file, each atomically; the format
+// follows the extension.
+func (c cli) writeOutputs(files []string, res engine.Results) error {
+	var errs []error
+	for _, f := range files {
+		var w func(io.Writer) error
+		switch strings.ToLower(filepath.Ext(f)) {
+		case ".json":
+			w = res.WriteJSON
+		default:
+			errs = append(errs, fmt.Errorf("%s: unsupported output format", f))
+			continue
+		}
+		if err := engine.WriteFileAtomic(f, w); err != nil {
+			errs = append(errs, fmt.Errorf("writing %s: %w", f, err))
+			continue
+		}
+		fmt.Fprintf(c.stderr, "kneepoint: wrote %s\n", f)
+	}
+	return errors.Join(errs...)
+}
+
+// models lists the models an OpenAI-compatible server offers.
+func (c cli) models(args []string) int {
+	cfg, err := config.FromArgs("kneepoint models", append([]string{"--provider", "openai", "--headless"}, args...), c.getenv, c.stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	cfg.Target.SkipCheck = true
+	b, err := providers.New(cfg, c.getenv)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer b.Close()
+	lister, ok := b.Provider.(interface {
+		Models(context.Context) ([]string, error)
+	})
+	if !ok {
+		return c.fail(errors.New("this provider cannot list models"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	ms, err := lister.Models(ctx)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "kneepoint: %v\n", err)
+		return exitError
+	}
+	for _, m := range ms {
+		fmt.Fprintln(c.stdout, m)
+	}
+	return exitOK
+}
+
+// serveSim runs the simulator as an OpenAI-compatible HTTP server.
+func (c cli) serveSim(args []string) int {
+	fmt.Fprintln(c.stderr, "kneepoint: serve-sim is not wired yet")
+	return exitError
+}
