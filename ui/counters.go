@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kneepoint/kneepoint/engine"
+)
+
+// countersView lists the run's request counters, most important first,
+// in at most n lines: totals and error rate, the latest event, errors by
+// class, rate-limit hints, the last error message.
+func (m *Model) countersView(w, n int) []string {
+	st := m.styles
+	s := m.snap
+	sep := st.Subtle.Render(" · ")
+	kv := func(k, v string) string { return st.Subtle.Render(k+" ") + st.Value.Render(v) }
+
+	// Totals and error rate.
+	parts := []string{kv("sent", fmtInt(s.Sent)), st.Subtle.Render("ok ") + st.Good.Render(fmtInt(s.Succeeded))}
+	rl := kv("429", fmtInt(s.RateLimited))
+	if s.RateLimited > 0 {
+		rl = st.Subtle.Render("429 ") + st.Warn.Render(fmtInt(s.RateLimited))
+	}
+	parts = append(parts, rl, kv("timeouts", fmtInt(s.Errors[string(engine.ClassTimeout)])),
+		kv("retries", fmtInt(s.Retries)))
+	runShare := 0.0
+	if done := s.Succeeded + s.Failed; done > 0 {
+		runShare = float64(s.Failed) / float64(done)
+	}
+	nowShare, haveNow := m.recent.share()
+	shown := runShare
+	if haveNow {
+		shown = nowShare
+	}
+	rate := st.Good
+	if shown > m.opts.ErrorWarnShare {
+		rate = st.Warn
+	}
+	errText := rate.Render(fmtPct(shown))
+	if haveNow {
+		errText += st.Subtle.Render(" now, " + fmtPct(runShare) + " run")
+	}
+	parts = append(parts, st.Subtle.Render("errors ")+errText)
+	lines := []string{st.PaneTitle.Render("Requests   ") + strings.Join(parts, sep)}
+
+	if m.status != "" {
+		lines = append(lines, st.Subtle.Render("›          ")+st.Text.Render(m.status))
+	}
+
+	// Errors by class, other than 429s and timeouts (counted above).
+	var classes []string
+	for _, c := range engine.Classes {
+		if c == engine.ClassRateLimited || c == engine.ClassTimeout {
+			continue
+		}
+		if v := s.Errors[string(c)]; v > 0 {
+			classes = append(classes, st.Subtle.Render(string(c)+" ")+st.Error.Render(fmtInt(v)))
+		}
+	}
+	known := map[string]bool{}
+	for _, c := range engine.Classes {
+		known[string(c)] = true
+	}
+	var extra []string
+	for c, v := range s.Errors {
+		if !known[c] && v > 0 {
+			extra = append(extra, c)
+		}
+	}
+	sort.Strings(extra)
+	for _, c := range extra {
+		classes = append(classes, st.Subtle.Render(c+" ")+st.Error.Render(fmtInt(s.Errors[c])))
+	}
+	if len(classes) > 0 {
+		lines = append(lines, st.PaneTitle.Render("Errors     ")+strings.Join(classes, sep))
+	}
+
+	if hint := rateHint(s.LastRetryAfter, s.LastRateHeaders); hint != "" {
+		lines = append(lines, st.PaneTitle.Render("Rate limit ")+st.Warn.Render(hint))
+	}
+	if s.LastError != "" {
+		lines = append(lines, st.PaneTitle.Render("Last error ")+st.Error.Render(oneLine(s.LastError)))
+	}
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	for i := range lines {
+		lines[i] = ellipsize(lines[i], w)
+	}
+	return lines
+}
+
+// rateHint formats the last Retry-After and x-ratelimit-* headers seen.
+func rateHint(retryAfter time.Duration, headers map[string]string) string {
+	var parts []string
+	if retryAfter > 0 {
+		parts = append(parts, "retry-after "+fmtSeconds(retryAfter))
+	}
+	keys := make([]string, 0, len(headers))
+	for k := range headers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		name := strings.TrimPrefix(strings.ToLower(k), "x-ratelimit-")
+		parts = append(parts, name+"="+oneLine(headers[k]))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// oneLine keeps server text from breaking the layout.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,73 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// states are the dashboard's typical screens, built from the script.
+func states() map[string]Model {
+	base := New(nil, &fakeCtl{}, scriptOpts)
+	running := feed(base, script(6, true, false)...)
+	withHelp, _ := running.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'?'}})
+	done := feed(base, script(9, false, true)...)
+	rl := feed(base, script(8, true, false)...)
+	return map[string]Model{
+		"empty":     base,
+		"running":   running,
+		"help":      withHelp.(Model),
+		"ratelimit": rl,
+		"done":      done,
+		"replay":    NewReplay(*done.results, Options{OutPath: "x.json"}),
+	}
+}
+
+// TestViewFitsEverySize checks the frame never exceeds the terminal: every
+// line at most width cells, at most height lines, for several sizes and
+// every screen, in colour and without.
+func TestViewFitsEverySize(t *testing.T) {
+	sizes := [][2]int{{80, 24}, {120, 40}, {200, 50}, {100, 30}, {69, 20}, {60, 20}, {40, 12}, {30, 8}, {20, 5}, {10, 3}, {1, 1}, {250, 80}}
+	for _, profile := range []termenv.Profile{termenv.Ascii, termenv.TrueColor} {
+		lipgloss.SetColorProfile(profile)
+		for name, m := range states() {
+			for _, sz := range sizes {
+				w, h := sz[0], sz[1]
+				t.Run(fmt.Sprintf("%s/%dx%d/%d", name, w, h, profile), func(t *testing.T) {
+					v := sized(m, w, h).View()
+					lines := strings.Split(v, "\n")
+					if len(lines) > h {
+						t.Errorf("%d lines for height %d", len(lines), h)
+					}
+					for i, l := range lines {
+						if cw := ansi.StringWidth(l); cw > w {
+							t.Errorf("line %d is %d cells wide for width %d: %q", i, cw, w, ansi.Strip(l))
+						}
+					}
+				})
+			}
+		}
+	}
+	lipgloss.SetColorProfile(termenv.Ascii)
+}
+
+// TestResizeRedraws checks a resize re-renders at the new size.
+func TestResizeRedraws(t *testing.T) {
+	m := states()["running"]
+	big := sized(m, 200, 50)
+	small := sized(big, 80, 24)
+	if got := len(strings.Split(big.View(), "\n")); got != 50 {
+		t.Errorf("200x50 frame has %d lines, want it to fill 50", got)
+	}
+	if got := len(strings.Split(small.View(), "\n")); got != 24 {
+		t.Errorf("80x24 frame has %d lines, want 24", got)
+	}
+	if small.View() != sized(m, 80, 24).View() {
+		t.Error("resizing down does not give the same frame as starting at that size")
+	}
+}
