@@ -231,11 +231,11 @@ func TestOutputLengths(t *testing.T) {
 	s := &Sim{prof: p, seed: 3}
 	var full, early int
 	for id := uint64(0); id < 2000; id++ {
-		q, _, err := s.newSeq(engine.Request{ID: id, Seed: 9, PromptTokens: 150, MaxTokens: 128})
+		q, _, err := s.newSeq(engine.Request{ID: id, Seed: 9, PromptTokens: 150, MaxTokens: 128}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q2, _, _ := s.newSeq(engine.Request{ID: id, Seed: 9, PromptTokens: 150, MaxTokens: 128})
+		q2, _, _ := s.newSeq(engine.Request{ID: id, Seed: 9, PromptTokens: 150, MaxTokens: 128}, false)
 		if q.outLen != q2.outLen {
 			t.Fatal("output length not reproducible")
 		}
@@ -269,7 +269,7 @@ func TestRequestValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := s.newSeq(tc.req)
+			_, _, err := s.newSeq(tc.req, false)
 			f := engine.Classify(err)
 			switch {
 			case tc.wantStatus == 0 && err != nil:

@@ -152,7 +152,7 @@ func errClosed() *engine.Failure {
 // the model's context length and KV capacity and draws its output length.
 // Per-request randomness comes from the simulator seed and the request's
 // Seed and ID, so it does not depend on arrival order.
-func (s *Sim) newSeq(req engine.Request) (*seq, int, error) {
+func (s *Sim) newSeq(req engine.Request, ignoreEOS bool) (*seq, int, error) {
 	p := &s.prof
 	prompt := max(req.PromptTokens, 1)
 	h := requestHash(s.seed, req.Seed, req.ID)
@@ -160,7 +160,7 @@ func (s *Sim) newSeq(req engine.Request) (*seq, int, error) {
 	asked := req.MaxTokens
 	if asked > 0 {
 		q.outLen, q.finish = asked, "length"
-		if unit(h) < p.EarlyStop {
+		if !ignoreEOS && unit(h) < p.EarlyStop {
 			// Ends at EOS somewhere in the second half of its budget.
 			lo := (asked + 1) / 2
 			q.outLen = lo + int(splitmix64(h)%uint64(asked-lo+1))
@@ -192,13 +192,13 @@ func (s *Sim) newSeq(req engine.Request) (*seq, int, error) {
 // admit runs the gateway part of a request: frontend delay, validation and
 // rate limits. It returns the sequence ready to enqueue and the rate-limit
 // headers to report (nil without limits).
-func (s *Sim) admit(ctx context.Context, req engine.Request) (*seq, map[string]string, error) {
+func (s *Sim) admit(ctx context.Context, req engine.Request, ignoreEOS bool) (*seq, map[string]string, error) {
 	if d := s.prof.FrontendDelay; d > 0 {
 		if !s.clock.SleepUntil(s.clock.Now().Add(d), ctx.Done()) {
 			return nil, nil, ctx.Err()
 		}
 	}
-	q, asked, err := s.newSeq(req)
+	q, asked, err := s.newSeq(req, ignoreEOS)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -248,7 +248,7 @@ func (s *Sim) cancel(q *seq) bool {
 // itself allocates nothing per token.
 func (s *Sim) Do(ctx context.Context, req engine.Request, tr *engine.Trace) error {
 	tr.Start(s.clock.Now())
-	q, hdr, err := s.admit(ctx, req)
+	q, hdr, err := s.admit(ctx, req, false)
 	if hdr != nil {
 		rh := engine.RateHeaders{Limits: hdr}
 		if f, ok := err.(*engine.Failure); ok {

@@ -16,12 +16,25 @@ type Stream struct {
 	hdr map[string]string
 }
 
+// SubmitOption adjusts one submitted request.
+type SubmitOption func(*submitOpts)
+
+type submitOpts struct{ ignoreEOS bool }
+
+// IgnoreEOS makes the request run to its max tokens, as vLLM's ignore_eos
+// does (no early "stop").
+func IgnoreEOS() SubmitOption { return func(o *submitOpts) { o.ignoreEOS = true } }
+
 // Submit admits req (frontend delay, validation, rate limits) and queues
 // it. A refused request returns an *engine.Failure (429 with Retry-After
 // and x-ratelimit-* headers, or 400). ctx bounds only the admission; use
 // Cancel to abandon the request once queued.
-func (s *Sim) Submit(ctx context.Context, req engine.Request) (*Stream, error) {
-	q, hdr, err := s.admit(ctx, req)
+func (s *Sim) Submit(ctx context.Context, req engine.Request, opts ...SubmitOption) (*Stream, error) {
+	var o submitOpts
+	for _, f := range opts {
+		f(&o)
+	}
+	q, hdr, err := s.admit(ctx, req, o.ignoreEOS)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func VirtualLoad(p Profile, concurrency, promptTokens, maxTokens int, warmup, wi
 	clients := make([]*seq, concurrency)
 	submit := func(i int) {
 		nextID++
-		q, _, err := s.newSeq(engine.Request{ID: nextID, Seed: seed, PromptTokens: promptTokens, MaxTokens: maxTokens})
+		q, _, err := s.newSeq(engine.Request{ID: nextID, Seed: seed, PromptTokens: promptTokens, MaxTokens: maxTokens}, false)
 		if err != nil {
 			clients[i] = nil
 			return
