@@ -17,18 +17,28 @@ type KneeRule struct {
 	PlateauShare   float64 // ...or X within this share of the best earlier level
 	SoftToConfirm  int     // soft triggers in a row that confirm a knee
 	RateLimitShare float64 // 429 share of requests above which the cause is rate limiting
+	// FlatElasticity: a soft trigger whose throughput elasticity is below
+	// this while latency grows nearly in proportion (elasticity above
+	// FlatLatElasticity) confirms on its own. That is Little's law at
+	// saturation (R ∝ C/X): more clients only queue. Noise of ±5% in
+	// throughput over a doubling moves the elasticity by ±0.07, so a still
+	// growing level (elasticity >= 0.2) does not read as flat.
+	FlatElasticity    float64
+	FlatLatElasticity float64
 }
 
 // DefaultKneeRule is the rule kneepoint uses unless told otherwise.
 func DefaultKneeRule() KneeRule {
 	return KneeRule{
-		MaxErrorShare:  0.02,
-		MinKeepShare:   0.90,
-		MaxElasticity:  0.20,
-		LatElasticity:  0.50,
-		PlateauShare:   0.05,
-		SoftToConfirm:  2,
-		RateLimitShare: 0.01,
+		MaxErrorShare:     0.02,
+		MinKeepShare:      0.90,
+		MaxElasticity:     0.20,
+		LatElasticity:     0.50,
+		PlateauShare:      0.05,
+		SoftToConfirm:     2,
+		RateLimitShare:    0.01,
+		FlatElasticity:    0.05,
+		FlatLatElasticity: 0.80,
 	}
 }
 
@@ -68,9 +78,9 @@ func elasticity(a, b float64, ca, cb int) float64 {
 // error share. A level triggers hard when e > MaxErrorShare or X falls below
 // MinKeepShare of the best earlier X; soft when the throughput elasticity is
 // below MaxElasticity and either the latency elasticity exceeds
-// LatElasticity or X is within PlateauShare of the best. One hard trigger or
-// SoftToConfirm soft ones in a row confirm the knee: the last level before
-// the first trigger. It returns nil and a note when no knee is confirmed.
+// LatElasticity or X is within PlateauShare of the best. One hard trigger,
+// SoftToConfirm soft ones in a row, or a flat one (see FlatElasticity)
+// confirm the knee: the last level before the first trigger. It returns nil and a note when no knee is confirmed.
 func DetectKnee(levels []LevelResult, rule KneeRule) (*Knee, string) {
 	pts := curvePoints(levels)
 	if len(pts) == 0 {
@@ -101,6 +111,9 @@ func DetectKnee(levels []LevelResult, rule KneeRule) (*Knee, string) {
 			soft++
 			if soft >= rule.SoftToConfirm {
 				return pts[first-1].knee(pts, first, k, "soft", rule), ""
+			}
+			if ex < rule.FlatElasticity && er > rule.FlatLatElasticity {
+				return pts[first-1].knee(pts, first, k, "flat", rule), ""
 			}
 		default:
 			first, soft = -1, 0

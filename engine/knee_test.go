@@ -48,7 +48,9 @@ func TestDetectKnee(t *testing.T) {
 		{"one soft step is not enough", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 420}), 0, "", ""},
 		{"throughput collapse is hard", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 300}), 4, "capacity", "hard"},
 		{"errors past 2% are hard", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 790}, 0, 0, 0, 50), 4, "errors", "hard"},
-		{"flat from the start", curve([]int{1, 2, 4, 8}, []float64{100, 101, 102, 103}), 1, "capacity", "soft"},
+		{"flat from the start", curve([]int{1, 2, 4, 8}, []float64{100, 101, 102, 103}), 1, "capacity", "flat"},
+		{"flat while latency doubles confirms at once", curve([]int{128, 256, 512, 1024},
+			[]float64{13315, 16371, 19552, 19541}), 512, "capacity", "flat"},
 		{"H200 8B decode data (tok/s at L=512)", curve([]int{32, 64, 128, 256, 512, 1024},
 			[]float64{6057, 10846, 15130, 20723, 22517, 22600}), 256, "capacity", "soft"},
 	}

@@ -91,7 +91,7 @@ func (r *Run) hold(ctx, wctx context.Context, c int, source string, planIdx int)
 	if c != prev {
 		r.change(prev, c, source, "")
 	}
-	r.setTarget(wctx, c)
+	r.setTarget(wctx, c, warm/2)
 	r.pub.send(LevelStarted{Index: len(r.levels), Concurrency: c, Source: source, PlanIndex: planIdx, At: now.Sub(r.start)})
 
 	ph := phaseClock{phase: PhaseWarmup, began: now, length: warm}
@@ -212,11 +212,14 @@ type phaseClock struct {
 	length time.Duration // 0: open-ended
 }
 
+// maxWarmup bounds the adaptive warmup.
+const maxWarmup = time.Minute
+
 // warmupFor is the warmup before a level at concurrency c: at least the
 // plan's, and at least about one request latency at the new level, which is
 // estimated from the last level's mean latency scaled by the step in
-// concurrency (latency grows at most in proportion past saturation). It is
-// capped at three times the planned warmup so a sweep's length stays known.
+// concurrency (past saturation latency grows in proportion). New workers
+// ramp in over the first half of it.
 func (r *Run) warmupFor(c int) time.Duration {
 	w := r.plan.Warmup
 	if w <= 0 {
@@ -229,7 +232,7 @@ func (r *Run) warmupFor(c int) time.Duration {
 		}
 		ratio := min(max(float64(c)/float64(l.Concurrency), 1), 2)
 		est := time.Duration(l.Latency.Mean * ratio * float64(time.Millisecond))
-		return min(max(w, est), 3*w)
+		return min(max(w, est), maxWarmup)
 	}
 	return w
 }

@@ -36,13 +36,15 @@ type Plan struct {
 }
 
 // DefaultPlan is the sweep `go run .` performs against the default
-// simulator profile: geometric levels up past its saturation, with windows
-// long enough for stable percentiles while the whole sweep stays near 90 s.
+// simulator profile: geometric levels up past its saturation (the default
+// profile bends near 256 and the knee is confirmed at 1024, where the run
+// stops), each warmed up for at least a request latency (see warmupFor) and
+// measured for 5 s, so the whole sweep stays near 90 s.
 func DefaultPlan() Plan {
 	return Plan{
-		Levels:        []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512},
-		Warmup:        2 * time.Second,
-		Duration:      6 * time.Second,
+		Levels:        []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048},
+		Warmup:        time.Second,
+		Duration:      5 * time.Second,
 		StopAfterKnee: 1,
 		MaxErrorShare: 0.5,
 		Grace:         3 * time.Second,

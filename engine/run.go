@@ -159,21 +159,32 @@ func (c control) apply(cur int) int {
 	return max(n, 1)
 }
 
-// setTarget changes how many workers run. Going up starts workers at once;
-// going down lets surplus workers finish their current request and exit.
-func (r *Run) setTarget(ctx context.Context, n int) {
+// setTarget changes how many workers run. Going up starts workers at once,
+// their first requests spread evenly over ramp: started together, requests
+// of equal length would finish together and the closed loop would keep
+// them in lock-step waves that no real client population shows. Going down
+// lets surplus workers finish their current request and exit.
+func (r *Run) setTarget(ctx context.Context, n int, ramp time.Duration) {
 	r.target.Store(int64(n))
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	for len(r.alive) < n {
 		r.alive = append(r.alive, false)
 	}
+	var fresh []int
 	for slot := 0; slot < n; slot++ {
 		if !r.alive[slot] {
-			r.alive[slot] = true
-			r.workers.Add(1)
-			go r.worker(ctx, slot)
+			fresh = append(fresh, slot)
 		}
+	}
+	for i, slot := range fresh {
+		r.alive[slot] = true
+		r.workers.Add(1)
+		delay := time.Duration(0)
+		if len(fresh) > 1 {
+			delay = ramp * time.Duration(i) / time.Duration(len(fresh))
+		}
+		go r.worker(ctx, slot, delay)
 	}
 }
 

@@ -9,8 +9,12 @@ import (
 // worker is one closed-loop slot: it sends its next request as soon as its
 // last one ends (after any think time or rate-limit wait) until its slot is
 // no longer wanted.
-func (r *Run) worker(ctx context.Context, slot int) {
+func (r *Run) worker(ctx context.Context, slot int, delay time.Duration) {
 	defer r.workers.Done()
+	if delay > 0 && !r.sleep(ctx, delay, false) {
+		r.release(slot)
+		return
+	}
 	tr := &Trace{gaps: make([]time.Duration, 0, 256)}
 	rng := rand.New(rand.NewPCG(uint64(r.cfg.seed), uint64(slot)+1))
 	consecutive := 0 // rate-limit failures in a row, for backoff without Retry-After
