@@ -48,6 +48,8 @@ type Model struct {
 	scratch *scratch // drawing buffers reused across frames (see scratch)
 	frame   string   // the cached render View returns
 	err     error    // a render that panicked: Run reports it
+
+	beforeRender func() // tests only: runs inside the render's recover
 }
 
 var _ tea.Model = Model{}

@@ -17,7 +17,7 @@ var ErrNoResults = errors.New("the run ended without results")
 
 // drainSlack is added to the plan's grace period when Run waits for the
 // engine's Finished event after the dashboard was quit early.
-const drainSlack = 2 * time.Second
+const drainSlack = 5 * time.Second
 
 // Run shows the dashboard in the alternate screen until the user quits and
 // returns the run's results. The terminal is restored on every path: a
@@ -27,8 +27,10 @@ const drainSlack = 2 * time.Second
 //
 // When the dashboard is quit before the run finished (a second q, or ctx
 // cancelled), Run stops the run and waits up to the plan's grace period
-// plus a little for the engine's Finished event, so the results can still
-// be written. progOpts are appended to the defaults (alt screen, ctx).
+// plus a few seconds for the engine to finish, so the results can still be
+// written; results that arrived are returned even with an error. Run reads
+// the event channel to its end: the caller must not read it afterwards.
+// progOpts are appended to the defaults (alt screen, ctx).
 func Run(ctx context.Context, events <-chan engine.Event, ctl engine.Controller, opts Options, progOpts ...tea.ProgramOption) (res engine.Results, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -36,7 +38,11 @@ func Run(ctx context.Context, events <-chan engine.Event, ctl engine.Controller,
 		}
 	}()
 	r := newRelay(events)
-	m := New(r.out, ctl, opts)
+	return runProgram(ctx, New(r.out, ctl, opts), r, ctl, opts.Plan.Grace, progOpts...)
+}
+
+// runProgram runs m as a Bubble Tea program and collects the results.
+func runProgram(ctx context.Context, m Model, r *relay, ctl engine.Controller, grace time.Duration, progOpts ...tea.ProgramOption) (engine.Results, error) {
 	po := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}, progOpts...)
 	final, runErr := tea.NewProgram(m, po...).Run()
 	r.detach()
@@ -51,7 +57,7 @@ func Run(ctx context.Context, events <-chan engine.Event, ctl engine.Controller,
 	if ctl != nil {
 		ctl.Stop("dashboard closed") // harmless when the run is already over
 	}
-	if res, ok := r.wait(opts.Plan.Grace + drainSlack); ok {
+	if res, ok := r.wait(grace + drainSlack); ok {
 		return res, runErr
 	}
 	if runErr == nil {

@@ -179,6 +179,9 @@ func (m *Model) redraw() {
 			m.frame = fmt.Sprintf("dashboard panic: %v", r)
 		}
 	}()
+	if m.beforeRender != nil {
+		m.beforeRender()
+	}
 	m.frame = m.render()
 }
 

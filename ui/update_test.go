@@ -3,6 +3,7 @@ package ui
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,12 +22,19 @@ func run(cmd tea.Cmd) tea.Msg {
 	return cmd()
 }
 
-// running is a model in the middle of the scripted sweep with a fake
+// midRun is the scripted sweep's model mid-run, built once: Update is
+// pure, so tests can start from the same value.
+var midRun = sync.OnceValue(func() Model {
+	return feed(sized(New(nil, &fakeCtl{}, scriptOpts), 120, 40), script(6, true, false)...)
+})
+
+// running is a model in the middle of the scripted sweep with its own fake
 // Controller.
 func running(t *testing.T) (Model, *fakeCtl) {
 	t.Helper()
 	ctl := &fakeCtl{}
-	m := feed(sized(New(nil, ctl, scriptOpts), 120, 40), script(6, true, false)...)
+	m := midRun()
+	m.ctl = ctl
 	return m, ctl
 }
 

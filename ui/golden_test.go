@@ -1,0 +1,27 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestGolden pins the whole view, without colour, for the scripted sweep:
+// mid-run (six levels done, the seventh measuring) and finished (knee at
+// c=64, summary table). Update with `go test ./ui -update`.
+func TestGolden(t *testing.T) {
+	mid := script(6, true, false)
+	all := script(9, false, true)
+	screens := map[string]func(w, h int) Model{
+		"running": func(w, h int) Model { return feed(sized(New(nil, &fakeCtl{}, scriptOpts), w, h), mid...) },
+		"done":    func(w, h int) Model { return feed(sized(New(nil, &fakeCtl{}, scriptOpts), w, h), all...) },
+	}
+	for _, name := range []string{"running", "done"} {
+		for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", name, sz[0], sz[1]), func(t *testing.T) {
+				golden.RequireEqual(t, []byte(screens[name](sz[0], sz[1]).View()))
+			})
+		}
+	}
+}
