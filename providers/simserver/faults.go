@@ -144,7 +144,7 @@ func ParseFaults(spec string) (Faults, error) {
 		f.rates[k] = r
 	}
 	if total > 1+1e-9 {
-		return Faults{}, fmt.Errorf("faults: rates add up to %g, more than 1", total)
+		return Faults{}, fmt.Errorf("faults: rates add up to %.4g, more than 1", total)
 	}
 	return f, nil
 }
