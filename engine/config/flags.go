@@ -37,7 +37,7 @@ func FromArgs(name string, args []string, getenv func(string) string, stderr io.
 		ignoreEOS    = fs.Bool("ignore-eos", false, "ask the server to ignore EOS (vLLM, SGLang)")
 		promptsFile  = fs.String("prompts-file", "", "JSONL file of prompts")
 		thinkTime    = fs.Duration("think-time", 0, "pause between a worker's requests")
-		theme        = fs.String("theme", d.UI.Theme, "dashboard theme: dark, light, high-contrast")
+		theme        = fs.String("theme", d.UI.Theme, "dashboard theme: dark, light, okabe-ito")
 		out          = fs.String("out", "", "write results: comma-separated files, format by extension (.json .md .csv .svg .png)")
 		headless     = fs.Bool("headless", false, "no dashboard: progress on stderr, table on stdout")
 		failOnSLO    = fs.Bool("fail-on-slo", false, "exit 3 when the SLOs are not met at [slo] at_concurrency")

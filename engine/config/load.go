@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -117,7 +118,10 @@ func (c Config) locate(err error, flagFor map[string]string) error {
 // decodeError turns the TOML library's error into our one-line form.
 func decodeError(path, text string, err error) error {
 	var pe toml.ParseError
-	if errors.As(err, &pe) {
+	if pp := (*toml.ParseError)(nil); errors.As(err, &pp) {
+		pe = *pp
+	}
+	if errors.As(err, &pe) || pe.Message != "" {
 		key := pe.LastKey
 		msg := pe.Message
 		if pe.Usage != "" && !strings.Contains(msg, "duration") {
@@ -125,8 +129,22 @@ func decodeError(path, text string, err error) error {
 		}
 		return &Error{Key: key, Where: at(path, pe.Position.Line), Msg: msg}
 	}
-	return &Error{Where: path, Msg: err.Error()}
+	if m := typeErrRe.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		msg := m[3]
+		if t := wrongTypeRe.FindStringSubmatch(msg); t != nil {
+			msg = fmt.Sprintf("wrong type: a TOML %s where a %s is expected", t[1], t[2])
+		}
+		return &Error{Key: m[2], Where: at(path, line), Msg: msg}
+	}
+	return &Error{Where: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 }
+
+// The TOML library reports type mismatches as plain text.
+var (
+	typeErrRe   = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+	wrongTypeRe = regexp.MustCompile(`TOML value has type (\w+); destination has type (\w+)`)
+)
 
 func at(path string, line int) string {
 	if line <= 0 {
@@ -181,12 +199,39 @@ var known = []string{
 	"ui.theme", "output.files",
 }
 
+// suggest names the known key closest to k (at most two edits away in its
+// last part), for typos like "warmpu".
 func suggest(k string) string {
 	last := k[strings.LastIndex(k, ".")+1:]
+	best, bestD := "", 3
 	for _, kn := range known {
-		if strings.HasSuffix(kn, "."+last) && kn != k {
-			return fmt.Sprintf(" (did you mean %s?)", kn)
+		if d := editDistance(last, kn[strings.LastIndex(kn, ".")+1:]); d < bestD && kn != k {
+			best, bestD = kn, d
 		}
 	}
-	return ""
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
