@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kneepoint/kneepoint/engine"
+)
+
+// testCLI is a cli with captured streams, an empty environment and a
+// signal channel the test drives.
+func testCLI(env map[string]string) (cli, *bytes.Buffer, *bytes.Buffer, chan os.Signal) {
+	var out, errb bytes.Buffer
+	sig := make(chan os.Signal, 2)
+	return cli{
+		stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv:  func(k string) string { return env[k] },
+		signals: sig, exit: func(int) {},
+	}, &out, &errb, sig
+}
+
+var quick = []string{"--sim-profile", "h200-llama3.2-1b", "--warmup", "100ms", "--level-duration", "400ms"}
+
+func TestHeadlessSweepWritesResults(t *testing.T) {
+	c, out, errb, _ := testCLI(nil)
+	file := filepath.Join(t.TempDir(), "r.json")
+	code := c.run(append(quick, "--levels", "1,4", "--out", file))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, want := range []string{"prompt 150 tok", "conc", "p95 ms", "knee:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	res, err := engine.ReadResults(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Levels) != 2 || res.Levels[1].Concurrency != 4 || res.Levels[1].Succeeded == 0 || res.Partial {
+		t.Errorf("results: %+v", res.Levels)
+	}
+}
+
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"--levels", "0"},
+		{"--max-tokens", "0"},
+		{"--sim-profile", "nope"},
+		{"--config", "/nonexistent/k.toml"},
+		{"--base-url", "not a url"},
+	} {
+		c, _, errb, _ := testCLI(nil)
+		if code := c.run(args); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb)
+		}
+		if lines := strings.Count(strings.TrimSpace(errb.String()), "\n"); lines != 0 {
+			t.Errorf("%v: %d lines on stderr, want one:\n%s", args, lines+1, errb)
+		}
+		if strings.Contains(errb.String(), "goroutine") || strings.Contains(errb.String(), "panic") {
+			t.Errorf("%v: stack trace: %s", args, errb)
+		}
+	}
+}
+
+// TestSignalWritesPartialResults: SIGINT mid-run stops the sweep, the
+// results file holds what was measured, marked partial, exit 130.
+func TestSignalWritesPartialResults(t *testing.T) {
+	c, _, errb, sig := testCLI(nil)
+	file := filepath.Join(t.TempDir(), "r.json")
+	go func() {
+		time.Sleep(900 * time.Millisecond)
+		sig <- syscall.SIGINT
+	}()
+	code := c.run(append(quick, "--levels", "1,2,4,8,16,32", "--out", file))
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb)
+	}
+	res, err := engine.ReadResults(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Partial || res.PartialReason == "" || len(res.Levels) == 0 {
+		t.Errorf("partial=%v reason=%q levels=%d", res.Partial, res.PartialReason, len(res.Levels))
+	}
+}
+
+func TestVersion(t *testing.T) {
+	c, out, _, _ := testCLI(nil)
+	if c.run([]string{"version"}) != exitOK || !strings.Contains(out.String(), "kneepoint") {
+		t.Errorf("version: %q", out)
+	}
+}
