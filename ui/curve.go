@@ -144,7 +144,6 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 	if hi-lo < 3 {
 		hi = lo + 3
 	}
-	minX, maxX := lo-0.25, hi+0.5
 	maxTok, maxP95 = niceCeil(maxTok*1.1), niceCeil(maxP95*1.1)
 
 	// The right axis (p95) takes the width of its longest label.
@@ -153,6 +152,12 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 		rightW = max(rightW, len(fmtMs(maxP95*float64(i)/4)))
 	}
 	cw := w - rightW - 1
+	// Leave room right of the last point for its concurrency label
+	// (estimating the graph width before ntcharts lays out the y labels).
+	lastLabel := len(strconv.Itoa(1<<int(math.Floor(hi)))) + 1
+	gwGuess := float64(max(cw-len(fmtCompact(maxTok))-1, 8))
+	margin := math.Max(0.5, float64(lastLabel)*(hi-lo+0.75)/(gwGuess-float64(lastLabel)))
+	minX, maxX := lo-0.25, hi+margin
 	ystep := 2
 	if h > 16 {
 		ystep = 3

@@ -302,3 +302,24 @@ func TestErrorRateWarns(t *testing.T) {
 		t.Errorf("counters do not show the error rate and class:\n%s", m.View())
 	}
 }
+
+func TestNoColorStaysMonoAcrossThemes(t *testing.T) {
+	m := New(nil, &fakeCtl{}, Options{NoColor: true, Theme: "okabe-ito"})
+	if !m.theme.Mono || m.theme.Name != "okabe-ito" {
+		t.Fatalf("theme %+v, want mono okabe-ito", m.theme)
+	}
+	for range themes.Names() {
+		next, _ := m.Update(keyRunes("t"))
+		m = next.(Model)
+		if !m.theme.Mono {
+			t.Fatalf("t switched to a colour theme (%s) under NO_COLOR", m.theme.Name)
+		}
+	}
+}
+
+func TestUnknownThemeFallsBack(t *testing.T) {
+	m := New(nil, nil, Options{Theme: "solarized"})
+	if m.theme.Name != themes.Default || !strings.Contains(m.status, "unknown theme") {
+		t.Errorf("theme %q, status %q", m.theme.Name, m.status)
+	}
+}
