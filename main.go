@@ -23,6 +23,7 @@ import (
 	"github.com/kneepoint/kneepoint/engine/config"
 	"github.com/kneepoint/kneepoint/engine/report"
 	"github.com/kneepoint/kneepoint/providers"
+	"github.com/kneepoint/kneepoint/themes"
 	"github.com/kneepoint/kneepoint/ui"
 )
 
@@ -113,6 +114,9 @@ func (c cli) sweep(args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	if _, err := themes.Lookup(cfg.UI.Theme); err != nil {
+		return c.fail(&config.Error{Key: "ui.theme", Msg: fmt.Sprintf("%v (themes: %s)", err, strings.Join(themes.Names(), ", "))})
+	}
 	backend, err := providers.New(cfg, c.getenv)
 	if err != nil {
 		return c.fail(err)
@@ -136,6 +140,8 @@ func (c cli) sweep(args []string) int {
 		engine.WithWorkload(cfg.EngineWorkload()),
 		engine.WithSeed(cfg.Sweep.Seed),
 		engine.WithVersion(version),
+		engine.WithSLO(cfg.EngineSLO()),
+		engine.WithCost(cfg.EngineCost()),
 	}
 	if d, ok := backend.Provider.(engine.Describer); ok {
 		opts = append(opts, engine.WithTarget(d.Describe()))
@@ -175,7 +181,23 @@ func (c cli) sweep(args []string) int {
 		fmt.Fprintf(c.stderr, "kneepoint: run stopped early (%s); results are partial\n", res.PartialReason)
 		return exitInterrupted
 	}
+	if cfg.FailOnSLO && code == exitOK {
+		if v := res.SLOVerdict; v == nil || !v.Met {
+			fmt.Fprintf(c.stderr, "kneepoint: SLOs not met at c=%d: %s\n", cfg.SLO.AtConcurrency, sloWhy(v))
+			return exitSLO
+		}
+	}
 	return code
+}
+
+func sloWhy(v *engine.SLOVerdict) string {
+	switch {
+	case v == nil:
+		return "no verdict"
+	case v.Note != "":
+		return v.Note
+	}
+	return strings.Join(v.Misses, "; ")
 }
 
 // watchSignals turns the first SIGINT/SIGTERM into a graceful stop (the

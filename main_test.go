@@ -96,3 +96,27 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: %q", out)
 	}
 }
+
+// TestFailOnSLO gates like a k6 threshold: exit 3 when the objectives are
+// missed at slo.at_concurrency, 0 when they are met.
+func TestFailOnSLO(t *testing.T) {
+	for _, tt := range []struct {
+		bound string
+		want  int
+	}{{"1ms", exitSLO}, {"60s", exitOK}} {
+		f := filepath.Join(t.TempDir(), "slo.toml")
+		os.WriteFile(f, []byte("[slo]\nlatency_p95 = \""+tt.bound+"\"\nat_concurrency = 2\n"), 0o644)
+		c, _, errb, _ := testCLI(nil)
+		code := c.run(append(quick, "--levels", "1,2", "--config", f, "--fail-on-slo"))
+		if code != tt.want {
+			t.Errorf("latency_p95 %s: exit %d, want %d (%s)", tt.bound, code, tt.want, errb)
+		}
+	}
+}
+
+func TestUnknownThemeIsUsageError(t *testing.T) {
+	c, _, errb, _ := testCLI(nil)
+	if code := c.run([]string{"--theme", "neon"}); code != exitUsage || !strings.Contains(errb.String(), "ui.theme") {
+		t.Errorf("exit %d: %s", code, errb)
+	}
+}

@@ -39,6 +39,14 @@ func (r *Run) results(stopReason string) Results {
 		res.Target = d.Describe()
 	}
 	res.Workload.ThinkTimeMs = r.plan.ThinkTime.Milliseconds()
+	r.cfg.slo.judge(&res)
+	if !r.cfg.cost.IsZero() {
+		c := r.cfg.cost
+		res.Cost = &c
+		for i := range res.Levels {
+			c.apply(&res.Levels[i])
+		}
+	}
 	res.Warnings = append(res.Warnings, levelWarnings(res.Levels)...)
 	var ok int64
 	for _, l := range res.Levels {

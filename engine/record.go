@@ -129,6 +129,10 @@ func (r *Run) finish(tr *Trace, f *Failure, t0, t1, first time.Time, attempt int
 	} else {
 		seg.retried.record(tr.last.Sub(first))
 	}
+	if r.hasSLO && r.cfg.slo.good(tr) {
+		seg.goodReqs++
+		seg.goodTokens += int64(tokens)
+	}
 	r.checkCount(seg, t1)
 }
 

@@ -68,6 +68,18 @@ type LevelResult struct {
 	// distorting the figures.
 	MeanInFlight   float64 `json:"mean_in_flight"`
 	LittleInFlight float64 `json:"littles_law_in_flight"`
+	// Goodput: requests (and their output tokens) that met every SLO, per
+	// second; set when SLOs are configured.
+	GoodRequests   int64    `json:"good_requests,omitempty"`
+	GoodputRPS     float64  `json:"goodput_requests_per_s,omitempty"`
+	GoodputTokPerS float64  `json:"goodput_output_tokens_per_s,omitempty"`
+	SLOMet         *bool    `json:"slo_met,omitempty"`
+	SLOMisses      []string `json:"slo_misses,omitempty"`
+
+	// Cost, when prices are configured.
+	CostPerRequest float64 `json:"cost_per_request,omitempty"`
+	CostPerMOutput float64 `json:"cost_per_million_output_tokens,omitempty"`
+
 	// DispatchLagMs is how late workers sent requests relative to when they
 	// were free to (coordinated-omission guard); p99 in ms.
 	DispatchLagMs float64 `json:"dispatch_lag_p99_ms"`
@@ -138,5 +150,12 @@ type Results struct {
 	Knee          *Knee         `json:"knee"`
 	KneeNote      string        `json:"knee_note"` // why there is no knee, or how it was confirmed
 	Events        []Change      `json:"events"`
-	Warnings      []string      `json:"warnings"`
+	// SLO figures, when objectives are configured: the highest planned
+	// concurrency meeting every objective and the verdict at
+	// slo.at_concurrency.
+	SLO               *SLO        `json:"slo,omitempty"`
+	SLOMaxConcurrency int         `json:"slo_max_concurrency,omitempty"`
+	SLOVerdict        *SLOVerdict `json:"slo_verdict,omitempty"`
+	Cost              *Cost       `json:"cost,omitempty"`
+	Warnings          []string    `json:"warnings"`
 }

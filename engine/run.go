@@ -39,6 +39,7 @@ type Run struct {
 	knee    *Knee
 	note    string
 	health  healthProbe
+	hasSLO  bool
 }
 
 var _ Controller = (*Run)(nil)
@@ -55,7 +56,16 @@ type options struct {
 	liveWindow time.Duration
 	kneeRule   KneeRule
 	warnings   []string
+	slo        SLO
+	cost       Cost
 }
+
+// WithSLO sets service-level objectives: goodput per level, verdicts and
+// the highest concurrency that meets them.
+func WithSLO(s SLO) Option { return func(o *options) { o.slo = s } }
+
+// WithCost sets prices for cost per request and per million output tokens.
+func WithCost(c Cost) Option { return func(o *options) { o.cost = c } }
 
 // WithWorkload sets the request shape.
 func WithWorkload(w Workload) Option { return func(o *options) { o.workload = w } }
@@ -91,6 +101,7 @@ func New(p Provider, plan Plan, opts ...Option) *Run {
 	for _, o := range opts {
 		o(&r.cfg)
 	}
+	r.hasSLO = !r.cfg.slo.IsZero()
 	if r.cfg.workload.PromptTokens == 0 && r.cfg.workload.MaxTokens == 0 {
 		r.cfg.workload = Workload{PromptTokens: 150, MaxTokens: 128, Stream: true}
 	}

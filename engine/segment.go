@@ -28,6 +28,7 @@ type segment struct {
 	outTokens, inTokens                           int64
 	estimated                                     bool
 	occupancy                                     time.Duration // sum of slot time of completed requests
+	goodReqs, goodTokens                          int64
 
 	latency, ttft, itl, tpot, retried, lag *hist
 }
@@ -79,6 +80,9 @@ func (s *segment) result(start time.Time, complete bool) LevelResult {
 		lr.OutputTokPerS = float64(s.outTokens) / dur
 		lr.RequestsPerS = float64(s.succeeded) / dur
 		lr.MeanInFlight = (s.areaEnd - s.areaStart) / dur
+		lr.GoodRequests = s.goodReqs
+		lr.GoodputRPS = float64(s.goodReqs) / dur
+		lr.GoodputTokPerS = float64(s.goodTokens) / dur
 	}
 	// Little's law over all completions (failed ones occupied a slot too).
 	if n := s.completed(); n > 0 && dur > 0 {

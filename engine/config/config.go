@@ -85,6 +85,7 @@ type SLO struct {
 type Cost struct {
 	InputPerMillion  float64 `toml:"input_per_million"`
 	OutputPerMillion float64 `toml:"output_per_million"`
+	PerHour          float64 `toml:"per_hour"`
 	Currency         string  `toml:"currency"`
 }
 
@@ -132,6 +133,23 @@ func (c Config) Plan() engine.Plan {
 	p.Grace = c.Sweep.Grace.D()
 	p.ThinkTime = c.Workload.ThinkTime.D()
 	return p
+}
+
+// EngineSLO is the objectives in the engine's units.
+func (c Config) EngineSLO() engine.SLO {
+	ms := func(d Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	s := c.SLO
+	return engine.SLO{
+		TTFTP95Ms: ms(s.TTFTP95), TTFTP99Ms: ms(s.TTFTP99), TPOTP95Ms: ms(s.TPOTP95), TPOTP99Ms: ms(s.TPOTP99),
+		ITLP95Ms: ms(s.ITLP95), ITLP99Ms: ms(s.ITLP99), LatencyP95Ms: ms(s.LatencyP95), LatencyP99Ms: ms(s.LatencyP99),
+		MaxErrorShare: s.MaxErrorShare, AtConcurrency: s.AtConcurrency,
+	}
+}
+
+// EngineCost is the prices in the engine's form.
+func (c Config) EngineCost() engine.Cost {
+	return engine.Cost{InputPerMillion: c.Cost.InputPerMillion, OutputPerMillion: c.Cost.OutputPerMillion,
+		PerHour: c.Cost.PerHour, Currency: c.Cost.Currency}
 }
 
 // EngineWorkload is the request shape as reported in results.

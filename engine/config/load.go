@@ -195,7 +195,7 @@ var known = []string{
 	"sweep.max_error_share", "sweep.max_retries", "sweep.retry_after_cap", "sweep.grace", "sweep.seed",
 	"slo.ttft_p95", "slo.ttft_p99", "slo.tpot_p95", "slo.tpot_p99", "slo.itl_p95", "slo.itl_p99",
 	"slo.latency_p95", "slo.latency_p99", "slo.max_error_share", "slo.at_concurrency",
-	"cost.input_per_million", "cost.output_per_million", "cost.currency",
+	"cost.input_per_million", "cost.output_per_million", "cost.per_hour", "cost.currency",
 	"ui.theme", "output.files",
 }
 

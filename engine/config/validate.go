@@ -92,8 +92,11 @@ func (c Config) Validate() error {
 			return bad(k.key, "must not be negative")
 		}
 	}
-	if c.Cost.InputPerMillion < 0 || c.Cost.OutputPerMillion < 0 {
+	if c.Cost.InputPerMillion < 0 || c.Cost.OutputPerMillion < 0 || c.Cost.PerHour < 0 {
 		return bad("cost", "prices must not be negative")
+	}
+	if c.FailOnSLO && (c.SLO == SLO{} || c.SLO.AtConcurrency == 0) {
+		return bad("slo.at_concurrency", "--fail-on-slo needs [slo] objectives and at_concurrency")
 	}
 	for _, f := range c.Output.Files {
 		if !strings.HasSuffix(f, ".json") && !strings.HasSuffix(f, ".md") && !strings.HasSuffix(f, ".csv") &&
