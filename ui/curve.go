@@ -69,7 +69,7 @@ type curvePoint struct {
 func (p *curvePane) points() (plan, manual []curvePoint) {
 	byConc := map[int]curvePoint{}
 	for _, l := range p.levels {
-		if l.Succeeded == 0 {
+		if l.Succeeded == 0 || l.Concurrency < 1 || !finite(l.OutputTokPerS) || !finite(l.Latency.P95) {
 			continue
 		}
 		cp := curvePoint{conc: l.Concurrency, tok: l.OutputTokPerS, p95: l.Latency.P95, manual: l.Source == engine.SourceManual}
@@ -156,7 +156,7 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 	// (estimating the graph width before ntcharts lays out the y labels).
 	lastLabel := len(strconv.Itoa(1<<int(math.Floor(hi)))) + 1
 	gwGuess := float64(max(cw-len(fmtCompact(maxTok))-1, 8))
-	margin := math.Max(0.5, float64(lastLabel)*(hi-lo+0.75)/(gwGuess-float64(lastLabel)))
+	margin := math.Max(0.5, float64(lastLabel)*(hi-lo+0.75)/math.Max(gwGuess-float64(lastLabel), 1))
 	minX, maxX := lo-0.25, hi+margin
 	ystep := 2
 	if h > 16 {

@@ -204,3 +204,15 @@ func sized(m Model, w, h int) Model {
 	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return next.(Model)
 }
+
+// snapAt is a snapshot with every latency at v ms.
+func snapAt(at time.Duration, v float64) engine.Snapshot {
+	d := engine.Dist{Count: 1, P50: v, P95: v}
+	return engine.Snapshot{At: at, Phase: engine.PhaseMeasuring, Latency: d, TTFT: d, ITL: d}
+}
+
+// engineLevel is a finished level at concurrency c with tok output tok/s.
+func engineLevel(c int, tok float64) engine.LevelDone {
+	return engine.LevelDone{Level: engine.LevelResult{Concurrency: c, Source: engine.SourcePlan,
+		Succeeded: 10, Requests: 10, OutputTokPerS: tok, Latency: engine.Dist{Count: 10, P50: 100, P95: 120}}}
+}

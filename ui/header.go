@@ -85,7 +85,11 @@ func (m *Model) progressLine() string {
 			parts = append(parts, kv("resumes at level", strconv.Itoa(s.PlanIndex+1)+"/"+strconv.Itoa(n)))
 		}
 	default:
-		parts = append(parts, kv("level", strconv.Itoa(s.PlanIndex+1)+"/"+strconv.Itoa(max(n, s.PlanIndex+1))))
+		k := s.PlanIndex + 1
+		if n > 0 {
+			k = min(k, n)
+		}
+		parts = append(parts, kv("level", strconv.Itoa(k)+"/"+strconv.Itoa(max(n, k))))
 	}
 	if m.haveSnap {
 		inflight := strconv.Itoa(s.InFlight)

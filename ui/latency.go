@@ -50,7 +50,7 @@ func (p *latencyPane) push(s engine.Snapshot) {
 	smp.at = s.At
 	for m := metric(0); m < metricCount; m++ {
 		d := m.of(s)
-		if d.Count > 0 {
+		if d.Count > 0 && finite(d.P50) && finite(d.P95) {
 			smp.val[m] = [2]float64{d.P50, d.P95}
 			smp.ok[m] = true
 		}
@@ -107,7 +107,7 @@ func (p *latencyPane) fromLevels(levels []engine.LevelResult) {
 		var smp sample
 		for m := metric(0); m < metricCount; m++ {
 			d := m.ofLevel(l)
-			if d.Count > 0 {
+			if d.Count > 0 && finite(d.P50) && finite(d.P95) {
 				smp.val[m] = [2]float64{d.P50, d.P95}
 				smp.ok[m] = true
 			}
@@ -120,7 +120,20 @@ func (p *latencyPane) fromLevels(levels []engine.LevelResult) {
 	}
 }
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// finite reports whether v is a figure that can be drawn: bad input from
+// a provider or a results file must not reach the chart's arithmetic.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }
+
+// seconds converts a results-file duration, treating nonsense as zero.
+func seconds(s float64) time.Duration {
+	if !finite(s) || s > maxSeconds {
+		return 0
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// maxSeconds bounds durations read from a results file (a year).
+const maxSeconds = 365 * 24 * 3600
 
 // latest returns the newest sample holding the metric.
 func (p *latencyPane) latest(m metric) (sample, bool) {
@@ -158,8 +171,11 @@ func (p *latencyPane) view(sc *scratch, m metric, now time.Duration, st themes.S
 // no marker API, so they are drawn after each draw).
 func (p *latencyPane) chart(sc *scratch, m metric, now time.Duration, w, h int, st themes.Styles) []string {
 	end := max(now, 10*time.Second)
-	if n := len(p.samples); n > 0 {
-		end = max(end, p.samples[n-1].at)
+	for _, s := range p.samples {
+		end = max(end, s.at)
+	}
+	for _, b := range p.bounds {
+		end = max(end, b.at)
 	}
 	maxX := end.Seconds()
 	ymax := 0.0
