@@ -46,8 +46,11 @@ type Profile struct {
 
 	// Provider-style rate limits (0 = off): requests and tokens per minute.
 	// Tokens are prompt + max_tokens, counted when the request is accepted,
-	// as OpenAI does.
-	RPM, TPM int
+	// as OpenAI does. RateBurst is the period the limits are enforced over:
+	// the buckets hold RateBurst's share of a minute's allowance (0 or >= 1
+	// minute: a whole minute's), so short sweeps meet the limit too.
+	RPM, TPM  int
+	RateBurst time.Duration
 }
 
 // KVTokens is the KV-cache capacity in tokens.
@@ -161,6 +164,7 @@ func builtinProfiles() []Profile {
 	hosted.FrontendDelay = 120 * time.Millisecond
 	hosted.RPM = 500
 	hosted.TPM = 200000
+	hosted.RateBurst = time.Second // OpenAI: "60 RPM may be enforced as 1 request per second"
 
 	soak := llama32_1B(onH200(base("soak-fast",
 		"Llama-3.2-1B on H200 at 10x speed: many cheap requests for long memory soak tests")))
@@ -221,7 +225,7 @@ func (p Profile) validate() error {
 		return fmt.Errorf("sim: profile %q: Jitter must be in [0, 1)", p.Name)
 	case p.EarlyStop < 0 || p.EarlyStop > 1:
 		return fmt.Errorf("sim: profile %q: EarlyStop must be in [0, 1]", p.Name)
-	case p.RPM < 0 || p.TPM < 0:
+	case p.RPM < 0 || p.TPM < 0 || p.RateBurst < 0:
 		return fmt.Errorf("sim: profile %q: rate limits must not be negative", p.Name)
 	}
 	return nil

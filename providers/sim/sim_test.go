@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -211,15 +212,16 @@ func hostedNoDelay(t *testing.T, clk Clock) *Sim {
 	return s
 }
 
+// TestHostedRateLimit: the hosted-api profile enforces 500 RPM over 1 s
+// (a bucket of 8.33 requests refilled at 8.33/s) and refuses the excess
+// with an OpenAI-style 429; the request is admitted after Retry-After.
 func TestHostedRateLimit(t *testing.T) {
 	clk := &frozenClock{now: time.Unix(1000, 0)}
 	s := hostedNoDelay(t, clk)
-	p := s.Profile()
 	ctx := context.Background()
 	var ok, limited int
 	var last *engine.Failure
-	var lastTr engine.Trace
-	for i := range p.RPM + 5 {
+	for i := range 13 {
 		st, err := s.Submit(ctx, engine.Request{ID: uint64(i), PromptTokens: 10, MaxTokens: 10})
 		if err != nil {
 			f := engine.Classify(err)
@@ -233,11 +235,12 @@ func TestHostedRateLimit(t *testing.T) {
 		st.Cancel()
 		ok++
 	}
-	if ok != p.RPM || limited != 5 {
-		t.Fatalf("ok %d limited %d, want %d and 5", ok, limited, p.RPM)
+	if ok != 8 || limited != 5 {
+		t.Fatalf("ok %d limited %d, want 8 and 5", ok, limited)
 	}
-	if last.RetryAfter <= 0 || last.RetryAfter > 200*time.Millisecond {
-		t.Errorf("Retry-After %v, want about one request's refill (120 ms)", last.RetryAfter)
+	// 0.33 requests left; one needs 0.67 more at 8.33/s: 80 ms.
+	if last.RetryAfter < 75*time.Millisecond || last.RetryAfter > 85*time.Millisecond {
+		t.Errorf("Retry-After %v, want 80ms", last.RetryAfter)
 	}
 	for _, h := range []string{"x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
 		"x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"} {
@@ -245,20 +248,20 @@ func TestHostedRateLimit(t *testing.T) {
 			t.Errorf("missing header %s in %v", h, last.Headers)
 		}
 	}
-	if last.Headers["x-ratelimit-remaining-requests"] != "0" {
-		t.Errorf("remaining-requests = %q", last.Headers["x-ratelimit-remaining-requests"])
+	if last.Headers["x-ratelimit-remaining-requests"] != "0" || last.Headers["x-ratelimit-limit-requests"] != "500" {
+		t.Errorf("headers %v", last.Headers)
 	}
-	if RateLimitType(last) != "requests" {
-		t.Errorf("type = %q, message %q", RateLimitType(last), last.Message)
+	if RateLimitType(last) != "requests" || !strings.Contains(last.Message, "Please try again in 80ms.") {
+		t.Errorf("type %q, message %q", RateLimitType(last), last.Message)
 	}
 	t.Logf("429: %s", last.Message)
-	// Do refuses the same way; after Retry-After the request is admitted.
-	err := s.Do(ctx, engine.Request{ID: 9999, PromptTokens: 10, MaxTokens: 10}, &lastTr)
-	if engine.Classify(err).RetryAfter <= 0 {
+	var tr engine.Trace
+	err := s.Do(ctx, engine.Request{ID: 99, PromptTokens: 10, MaxTokens: 10}, &tr)
+	if f := engine.Classify(err); f.Status != 429 || f.RetryAfter <= 0 {
 		t.Errorf("Do: %v", err)
 	}
 	clk.Advance(last.RetryAfter + time.Millisecond)
-	st, err := s.Submit(ctx, engine.Request{ID: 10000, PromptTokens: 10, MaxTokens: 10})
+	st, err := s.Submit(ctx, engine.Request{ID: 100, PromptTokens: 10, MaxTokens: 10})
 	if err != nil {
 		t.Fatalf("after Retry-After: %v", err)
 	}
@@ -268,31 +271,46 @@ func TestHostedRateLimit(t *testing.T) {
 	st.Cancel()
 }
 
+// TestHostedTokenLimit: 200k TPM over 1 s is a 3,333-token bucket; a
+// request larger than the bucket (but within TPM) passes when the bucket
+// is full and leaves it in debt; one larger than TPM can never pass
+// (429 without Retry-After, OpenAI's "Request too large").
 func TestHostedTokenLimit(t *testing.T) {
 	clk := &frozenClock{now: time.Unix(1000, 0)}
 	s := hostedNoDelay(t, clk)
 	ctx := context.Background()
-	// 200k TPM: requests of 1000 tokens pass 200 times, then the token
-	// bucket (not the request bucket, 500) refuses.
-	for i := range 200 {
-		st, err := s.Submit(ctx, engine.Request{ID: uint64(i), PromptTokens: 500, MaxTokens: 500})
+	submit := func(id uint64, prompt, maxTok int) *engine.Failure {
+		st, err := s.Submit(ctx, engine.Request{ID: id, PromptTokens: prompt, MaxTokens: maxTok})
 		if err != nil {
-			t.Fatalf("request %d: %v", i, err)
+			return engine.Classify(err)
 		}
 		st.Cancel()
+		return nil
 	}
-	_, err := s.Submit(ctx, engine.Request{ID: 200, PromptTokens: 500, MaxTokens: 500})
-	f := engine.Classify(err)
-	if f.Status != 429 || RateLimitType(f) != "tokens" {
-		t.Fatalf("got %v, want a tokens 429", err)
+	for i := range 3 {
+		if f := submit(uint64(i), 500, 500); f != nil {
+			t.Fatalf("request %d: %v", i, f)
+		}
 	}
-	// 1000 tokens at 200000/min refill in 300 ms.
-	if f.RetryAfter < 250*time.Millisecond || f.RetryAfter > 350*time.Millisecond {
-		t.Errorf("Retry-After %v, want ~300ms", f.RetryAfter)
+	f := submit(3, 500, 500)
+	if f == nil || f.Status != 429 || RateLimitType(f) != "tokens" {
+		t.Fatalf("got %v, want a tokens 429", f)
 	}
-	_, err = s.Submit(ctx, engine.Request{ID: 201, PromptTokens: 100000, MaxTokens: 150000})
-	if f := engine.Classify(err); f.Status != 400 && f.Status != 429 {
-		t.Errorf("oversized request: %v", err)
+	// 333 tokens left, 1000 needed at 3333/s: 200 ms.
+	if f.RetryAfter < 195*time.Millisecond || f.RetryAfter > 205*time.Millisecond {
+		t.Errorf("Retry-After %v, want ~200ms", f.RetryAfter)
+	}
+	clk.Advance(2 * time.Second) // full again
+	if f := submit(4, 4000, 1000); f != nil {
+		t.Errorf("request larger than the bucket, bucket full: %v", f)
+	}
+	if f := submit(5, 10, 10); f == nil || f.RetryAfter < 500*time.Millisecond {
+		t.Errorf("after a debt: %v", f)
+	}
+	// Larger than the whole TPM (needs a tiny limit: the context is 8k).
+	l := newLimiter(Profile{Model: "m", TPM: 1000}, time.Unix(0, 0))
+	if _, f := l.take(time.Unix(0, 0), 2000); f == nil || f.Status != 429 || f.RetryAfter != 0 || !strings.Contains(f.Message, "Request too large") {
+		t.Errorf("request over TPM: %v", f)
 	}
 }
 

@@ -258,7 +258,7 @@ const DefaultProfileForTest = sim.DefaultProfile
 // TestRateLimit429: when the profile's limits bite, the 429 carries
 // OpenAI's body and headers.
 func TestRateLimit429(t *testing.T) {
-	srv, _ := newTestServer(t, "hosted-api", func(p *sim.Profile) { p.RPM, p.FrontendDelay = 2, 0 })
+	srv, _ := newTestServer(t, "hosted-api", func(p *sim.Profile) { p.RPM, p.FrontendDelay, p.RateBurst = 2, 0, 0 })
 	body := `{"messages":[{"role":"user","content":"hi"}],"max_tokens":2}`
 	for i := range 2 {
 		resp := post(t, srv.URL, body)
