@@ -1,8 +1,3 @@
-// Package simserver serves a sim.Sim as an OpenAI-compatible HTTP server
-// (`kneepoint serve-sim`): streaming and non-streaming chat completions in
-// OpenAI's exact wire format, /v1/models, OpenAI-style 429s when the
-// profile's rate limits bite, vLLM-style /metrics, and optional seeded
-// fault injection for testing clients against misbehaving servers.
 package simserver
 
 import (
