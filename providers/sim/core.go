@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -111,11 +112,8 @@ func (c *core) remove(s *seq) bool {
 		c.freeBlocks += s.blocks
 		s.blocks = 0
 		s.state = stateRemoved
-		for i, r := range c.running {
-			if r == s {
-				c.running = append(c.running[:i], c.running[i+1:]...)
-				break
-			}
+		if i := slices.Index(c.running, s); i >= 0 {
+			c.running = slices.Delete(c.running, i, i+1)
 		}
 	case stateDone:
 		return false
@@ -129,6 +127,7 @@ func (c *core) remove(s *seq) bool {
 // the waiting queue to be recomputed, as vLLM's FCFS policy does.
 func (c *core) preemptLast() *seq {
 	v := c.running[len(c.running)-1]
+	c.running[len(c.running)-1] = nil
 	c.running = c.running[:len(c.running)-1]
 	c.freeBlocks += v.blocks
 	v.blocks = 0
