@@ -178,8 +178,12 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 		r := o.Y - int(math.Round(v/top*float64(gh)))
 		return min(max(r, 0), o.Y-1)
 	}
-	for k := math.Ceil(minX); k <= maxX; k++ {
-		xLabels[col(k)-o.X] = strconv.Itoa(1 << int(k))
+	// Label every power of two, or every other one when they would crowd.
+	every := max(1, int(math.Ceil(4.5*(maxX-minX)/float64(gw))))
+	for k := math.Ceil(minX); k <= hi; k++ {
+		if int(k)%every == 0 {
+			xLabels[col(k)-o.X] = strconv.Itoa(1 << int(k))
+		}
 	}
 	lc.DrawXYAxisAndLabel()
 

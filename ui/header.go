@@ -3,6 +3,7 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/kneepoint/kneepoint/engine"
@@ -96,8 +97,15 @@ func (m *Model) progressLine() string {
 		if s.SegMeanInFlight > 0 {
 			inflight += " (mean " + strconv.FormatFloat(s.SegMeanInFlight, 'f', 1, 64) + ")"
 		}
-		parts = append(parts, kv("target c", strconv.Itoa(s.Target)), kv("in flight", inflight),
-			kv("elapsed", fmtClock(s.At)))
+		parts = append(parts, kv("target c", strconv.Itoa(s.Target)), kv("in flight", inflight))
+		// Warnings come before the clock so a narrow header keeps them.
+		if s.ClientBound {
+			parts = append(parts, st.Warn.Render("harness-bound (dispatch lag p99 "+fmtMs(float64(s.DispatchLagP99)/float64(time.Millisecond))+")"))
+		}
+		if s.BackingOff > 0 {
+			parts = append(parts, st.Warn.Render(strconv.Itoa(s.BackingOff)+" backing off"))
+		}
+		parts = append(parts, kv("elapsed", fmtClock(s.At)))
 		if s.Remaining > 0 {
 			parts = append(parts, kv("left", "~"+fmtClock(s.Remaining)))
 		}
@@ -108,12 +116,6 @@ func (m *Model) progressLine() string {
 			if s.PhaseLeft > 0 {
 				parts = append(parts, kv("window", fmtSeconds(s.PhaseLeft)+" left"))
 			}
-		}
-		if s.BackingOff > 0 {
-			parts = append(parts, st.Warn.Render(strconv.Itoa(s.BackingOff)+" backing off"))
-		}
-		if s.ClientBound {
-			parts = append(parts, st.Warn.Render("harness-bound (dispatch lag p99 "+fmtSeconds(s.DispatchLagP99)+")"))
 		}
 	}
 	if wl := m.opts.Workload; wl.PromptTokens > 0 || wl.MaxTokens > 0 {
