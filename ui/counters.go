@@ -104,7 +104,11 @@ func rateHint(retryAfter time.Duration, headers map[string]string) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		name := strings.TrimPrefix(strings.ToLower(k), "x-ratelimit-")
+		lk := strings.ToLower(k)
+		if retryAfter > 0 && (lk == "retry-after" || lk == "retry-after-ms") {
+			continue // already shown, parsed
+		}
+		name := strings.TrimPrefix(lk, "x-ratelimit-")
 		parts = append(parts, name+"="+oneLine(headers[k]))
 	}
 	return strings.Join(parts, " · ")

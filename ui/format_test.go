@@ -111,3 +111,15 @@ func TestBadFiguresAreIgnored(t *testing.T) {
 		t.Errorf("curve points %+v, want only c=2", plan)
 	}
 }
+
+func TestRateHint(t *testing.T) {
+	got := rateHint(time.Second, map[string]string{"retry-after": "1", "Retry-After-Ms": "1000",
+		"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1.2s\n"})
+	want := "retry-after 1.0s · remaining-requests=0 · reset-requests=1.2s"
+	if got != want {
+		t.Errorf("rateHint = %q, want %q", got, want)
+	}
+	if rateHint(0, nil) != "" {
+		t.Error("no hints should give an empty string")
+	}
+}
