@@ -111,9 +111,12 @@ func New(opts ...Option) (*Provider, error) {
 // pasted /chat/completions.
 func normaliseBaseURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		return "", fmt.Errorf("base_url %s: want http:// or https://, e.g. http://127.0.0.1:8000/v1", shownRaw(raw))
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("base_url %s: not a URL", RedactURL(raw))
+		return "", fmt.Errorf("base_url %s: not a URL", shownRaw(raw))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return "", fmt.Errorf("base_url %s: want http:// or https://, e.g. http://127.0.0.1:8000/v1", RedactURL(raw))
@@ -127,6 +130,15 @@ func normaliseBaseURL(raw string) (string, error) {
 	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions")
 	u.RawPath = ""
 	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// shownRaw quotes an unparseable base URL for an error message unless it
+// might hold credentials.
+func shownRaw(raw string) string {
+	if strings.ContainsAny(raw, "@?") || len(raw) > 200 {
+		return "(not shown: it may contain credentials)"
+	}
+	return fmt.Sprintf("%q", raw)
 }
 
 // Describe names the target for headers and results; the URL is shown
