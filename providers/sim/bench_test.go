@@ -13,28 +13,32 @@ import (
 // at that batch costs: ns per step / simulated step time.
 func BenchmarkStep1024(b *testing.B) {
 	p, _ := LookupProfile(DefaultProfile)
-	c := newCore(p, 1)
 	trs := make([]engine.Trace, 1024)
-	for i := range 1024 {
-		q := &seq{prompt: 150, outLen: 1 << 30, finish: "length", done: make(chan struct{}), tr: &trs[i]}
-		c.add(q)
+	// fresh returns a core whose 1,024 sequences are decoding at context
+	// 214 (the default workload's mean), as in a steady closed loop.
+	fresh := func() *core {
+		c := newCore(p, 1)
+		for i := range trs {
+			trs[i] = engine.Trace{}
+			q := &seq{prompt: 150, generated: 64, computed: 213, outLen: 1 << 30, finish: "length", done: make(chan struct{}), tr: &trs[i]}
+			q.blocks = c.blocksFor(q.computed)
+			c.freeBlocks -= q.blocks
+			q.state = stateRunning
+			c.running = append(c.running, q)
+		}
+		return c
 	}
+	c := fresh()
 	now := time.Unix(0, 0)
-	for c.stats.genTokens < 1024 { // finish the prefills
-		pl := c.plan()
-		now = now.Add(pl.dur)
-		c.commit(now)
-	}
 	var sim time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if i%256 == 0 {
-			// Keep Trace gap buffers bounded as the engine's per-request reset does.
+		if i%128 == 127 {
+			// Keep contexts near the workload's and Trace buffers bounded,
+			// as the engine's per-request reset does.
 			b.StopTimer()
-			for j := range trs {
-				trs[j] = engine.Trace{}
-			}
+			c = fresh()
 			b.StartTimer()
 		}
 		pl := c.plan()
@@ -43,6 +47,9 @@ func BenchmarkStep1024(b *testing.B) {
 		c.commit(now)
 	}
 	b.StopTimer()
+	if c.stats.preemptions != 0 {
+		b.Fatalf("%d preemptions: the benchmark left the steady state", c.stats.preemptions)
+	}
 	if b.N > 0 && sim > 0 {
 		nsPerStep := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 		b.ReportMetric(float64(sim.Nanoseconds())/float64(b.N)/1e6, "sim-ms/step")
