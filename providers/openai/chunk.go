@@ -1,6 +1,9 @@
 package openai
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+)
 
 // chunkInfo is everything one streamed chunk tells the timer. It is filled by
 // scanChunk straight from the bytes on the wire, without decoding the chunk
@@ -89,28 +92,30 @@ func (s *jsonScan) expect(c byte) error {
 	return nil
 }
 
-// str consumes a string and returns its raw (still escaped) contents.
+// str consumes a string and returns its raw (still escaped) contents. It
+// jumps from quote to quote with bytes.IndexByte (vectorised) and checks
+// the backslashes before each; control characters are not rejected.
 func (s *jsonScan) str() ([]byte, error) {
 	if err := s.expect('"'); err != nil {
 		return nil, err
 	}
 	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			raw := s.b[start:s.i]
-			s.i++
-			return raw, nil
-		case c == '\\':
-			s.i += 2
-		case c < 0x20:
-			return nil, errSyntax
-		default:
-			s.i++
+	for {
+		j := bytes.IndexByte(s.b[s.i:], '"')
+		if j < 0 {
+			s.i = len(s.b)
+			return nil, errShort
+		}
+		end := s.i + j
+		bs := 0
+		for k := end - 1; k >= start && s.b[k] == '\\'; k-- {
+			bs++
+		}
+		s.i = end + 1
+		if bs%2 == 0 {
+			return s.b[start:end], nil
 		}
 	}
-	return nil, errShort
 }
 
 // members walks an object (the opening brace not yet consumed) and calls
