@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +24,8 @@ import (
 	"github.com/kneepoint/kneepoint/engine/config"
 	"github.com/kneepoint/kneepoint/engine/report"
 	"github.com/kneepoint/kneepoint/providers"
+	"github.com/kneepoint/kneepoint/providers/sim"
+	"github.com/kneepoint/kneepoint/providers/simserver"
 	"github.com/kneepoint/kneepoint/themes"
 	"github.com/kneepoint/kneepoint/ui"
 )
@@ -308,8 +311,51 @@ func (c cli) models(args []string) int {
 	return exitOK
 }
 
-// serveSim runs the simulator as an OpenAI-compatible HTTP server.
+// serveSim runs the simulator as an OpenAI-compatible HTTP server until
+// SIGINT/SIGTERM, so curl, hey, the official SDKs and other benchmark
+// tools can be pointed at it.
 func (c cli) serveSim(args []string) int {
-	fmt.Fprintln(c.stderr, "kneepoint: serve-sim is not wired yet")
-	return exitError
+	fs := flag.NewFlagSet("kneepoint serve-sim", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	addr := fs.String("addr", "127.0.0.1:8000", "listen address")
+	profile := fs.String("profile", "h200-llama3-8b", "simulator profile: "+strings.Join(sim.Profiles(), ", "))
+	seed := fs.Int64("seed", 1, "random seed")
+	faults := fs.String("faults", "", "fault injection, e.g. \"429=0.05,503=0.02,reset-during=0.01\" (kinds: "+strings.Join(simserver.FaultKinds(), ", ")+")")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	prof, err := sim.LookupProfile(*profile)
+	if err != nil {
+		return c.fail(&config.Error{Key: "--profile", Msg: fmt.Sprintf("%v (profiles: %s)", err, strings.Join(sim.Profiles(), ", "))})
+	}
+	fl, err := simserver.ParseFaults(*faults)
+	if err != nil {
+		return c.fail(&config.Error{Key: "--faults", Msg: err.Error()})
+	}
+	fl.Seed = *seed
+	s, err := sim.New(prof, sim.WithSeed(*seed))
+	if err != nil {
+		return c.fail(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-c.signals:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err = simserver.ListenAndServe(ctx, *addr, s, func(a net.Addr) {
+		fmt.Fprintf(c.stderr, "kneepoint: simulator %s serving an OpenAI-compatible API on http://%s/v1 (metrics: /metrics)\n", *profile, a)
+	}, simserver.WithFaults(fl))
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(c.stderr, "kneepoint: serve-sim: %v\n", err)
+		return exitError
+	}
+	return exitOK
 }

@@ -31,6 +31,9 @@ func New(c config.Config, getenv func(string) string) (*Backend, error) {
 		if err != nil {
 			return nil, &config.Error{Key: "target.sim_profile", Msg: fmt.Sprintf("%v (profiles: %v)", err, sim.Profiles())}
 		}
+		if c.Workload.IgnoreEOS {
+			prof.EarlyStop = 0 // every request runs to max_tokens, as the server would
+		}
 		s, err := sim.New(prof, sim.WithSeed(c.Sweep.Seed))
 		if err != nil {
 			return nil, err
