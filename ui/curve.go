@@ -146,10 +146,23 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 	}
 	maxTok, maxP95 = niceCeil(maxTok*1.1), niceCeil(maxP95*1.1)
 
-	// The right axis (p95) takes the width of its longest label.
+	ystep := 2
+	if h > 16 {
+		ystep = 3
+	}
+	// Right axis: p95 labels on the rows the left axis labels. They depend
+	// only on the graph's height (the chart keeps two rows for the x axis),
+	// so they are made first and the axis takes the width of the longest.
+	right := make([]string, h)
 	rightW := 0
-	for i := 0; i <= 4; i++ {
-		rightW = max(rightW, len(fmtMs(maxP95*float64(i)/4)))
+	last := ""
+	for i := range right {
+		if up := h - 2 - i; up >= 0 && up%ystep == 0 && h > 2 {
+			if s := fmtMs(maxP95 * float64(up) / float64(h-2)); s != last {
+				right[i], last = s, s
+				rightW = max(rightW, len(s))
+			}
+		}
 	}
 	cw := w - rightW - 1
 	// Leave room right of the last point for its concurrency label
@@ -158,10 +171,6 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 	gwGuess := float64(max(cw-len(fmtCompact(maxTok))-1, 8))
 	margin := math.Max(0.5, float64(lastLabel)*(hi-lo+0.75)/math.Max(gwGuess-float64(lastLabel), 1))
 	minX, maxX := lo-0.25, hi+margin
-	ystep := 2
-	if h > 16 {
-		ystep = 3
-	}
 	xLabels := map[int]string{} // column offset from the origin -> label
 	lc := sc.curve.chart(cw, h, 1, ystep)
 	lc.AxisStyle, lc.LabelStyle = st.Axis, st.AxisLabel
@@ -222,17 +231,10 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 		}
 	}
 
-	// Right axis: p95 labels on the rows the left axis labels.
 	lines := strings.Split(canvasView(cv), "\n")
-	last := ""
 	for i := range lines {
-		lbl := ""
-		if up := o.Y - i; up >= 0 && up%ystep == 0 && i <= o.Y {
-			if s := fmtMs(maxP95 * float64(up) / float64(gh)); s != last {
-				lbl, last = s, s
-			}
-		}
-		lines[i] += " " + st.P95.Render(lbl+strings.Repeat(" ", rightW-len(lbl)))
+		lbl := right[min(i, len(right)-1)]
+		lines[i] += " " + st.P95.Render(lbl+strings.Repeat(" ", max(rightW-len(lbl), 0)))
 	}
 	return lines
 }

@@ -8,6 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/kneepoint/kneepoint/engine"
+	"github.com/kneepoint/kneepoint/themes"
 	"github.com/muesli/termenv"
 )
 
@@ -69,5 +71,32 @@ func TestResizeRedraws(t *testing.T) {
 	}
 	if small.View() != sized(m, 80, 24).View() {
 		t.Error("resizing down does not give the same frame as starting at that size")
+	}
+}
+
+// TestCurveAxisLabelsAnyScale sweeps p95 scales and heights: right-axis
+// labels vary in width (9.96 ms prints as 10.0ms), and no combination may
+// break the layout or panic.
+func TestCurveAxisLabelsAnyScale(t *testing.T) {
+	sc := &scratch{}
+	th, _ := themes.Lookup("")
+	st := th.Styles()
+	for p95 := 0.01; p95 < 1e6; p95 *= 1.13 {
+		for _, h := range []int{5, 7, 11, 17, 24, 40} {
+			p := curvePane{levels: []engine.LevelResult{
+				{Concurrency: 1, Succeeded: 1, OutputTokPerS: 9.96, Latency: engine.Dist{P95: p95 / 3}},
+				{Concurrency: 8, Succeeded: 1, OutputTokPerS: 99.6, Latency: engine.Dist{P95: p95}},
+			}}
+			p.setSize(50, h)
+			lines := p.view(sc, th, st)
+			if len(lines) != h {
+				t.Fatalf("p95 %g h %d: %d lines", p95, h, len(lines))
+			}
+			for _, l := range lines {
+				if ansi.StringWidth(l) != 50 {
+					t.Fatalf("p95 %g h %d: line %q is %d wide", p95, h, l, ansi.StringWidth(l))
+				}
+			}
+		}
 	}
 }

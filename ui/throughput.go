@@ -40,10 +40,10 @@ func (m *Model) throughputView(w int) string {
 
 // bar draws v out of top in w cells with eighth-block precision.
 func bar(v, top float64, w int, st themes.Styles) string {
-	if top <= 0 || v <= 0 {
+	if !finite(v) || !finite(top) || top <= 0 || v <= 0 {
 		return st.BarEmpty.Render(strings.Repeat("░", w))
 	}
-	cells := v / top * float64(w)
+	cells := math.Min(v/top, 1) * float64(w)
 	full := int(cells)
 	frac := cells - float64(full)
 	var b strings.Builder

@@ -1,7 +1,5 @@
 package ui
 
-import "strings"
-
 // Layout constants: below these sizes a pane is left out rather than
 // drawn unreadably.
 const (
@@ -70,16 +68,4 @@ func (m *Model) chartsView(w, h int) []string {
 	m.latency.setSize(w, top)
 	m.curve.setSize(w, h-top)
 	return append(m.latency.view(m.scratch, m.metric, m.snap.At, m.styles), m.curve.view(m.scratch, m.theme, m.styles)...)
-}
-
-// footerView is the key help: one line, or the full help after `?`.
-func (m *Model) footerView(w int) []string {
-	m.help.Width = w
-	if m.showHelp {
-		full := m.help.FullHelpView(m.keys.FullHelp())
-		lines := strings.Split(full, "\n")
-		extra := m.styles.Subtle.Render("metric: " + m.metric.String() + " · theme: " + m.theme.Name)
-		return boxClip(append(lines, extra), w)
-	}
-	return []string{clip(m.help.ShortHelpView(m.keys.ShortHelp()), w)}
 }
