@@ -2,8 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -96,6 +99,45 @@ func TestCurveAxisLabelsAnyScale(t *testing.T) {
 				if ansi.StringWidth(l) != 50 {
 					t.Fatalf("p95 %g h %d: line %q is %d wide", p95, h, l, ansi.StringWidth(l))
 				}
+			}
+		}
+	}
+}
+
+// TestRandomFiguresNeverBreakTheFrame drives the model with random (seeded)
+// figures over many magnitudes at random sizes: no render may panic or
+// overflow the terminal.
+func TestRandomFiguresNeverBreakTheFrame(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	mag := func() float64 { return math.Pow(10, rng.Float64()*9-3) }
+	m := New(nil, &fakeCtl{}, scriptOpts)
+	at := time.Duration(0)
+	for i := range 400 {
+		if i%40 == 0 {
+			m = sized(m, 20+rng.IntN(200), 5+rng.IntN(60))
+			c := 1 << rng.IntN(12)
+			m = feed(m, engine.LevelStarted{Index: i / 40, Concurrency: c, PlanIndex: i / 40, At: at})
+		}
+		at += time.Duration(rng.IntN(2000)) * time.Millisecond
+		d := engine.Dist{Count: int64(rng.IntN(3)), P50: mag(), P95: mag()}
+		m = feed(m, engine.Snapshot{At: at, Phase: engine.PhaseMeasuring, Target: rng.IntN(5000), InFlight: rng.IntN(5000),
+			Latency: d, TTFT: d, ITL: d, OutputTokPerS: mag(), RequestsPerS: mag(),
+			Succeeded: int64(i * 10), Failed: int64(rng.IntN(i + 1)), Errors: map[string]int64{"server_error": int64(i)}})
+		if i%40 == 39 {
+			m = feed(m, engine.LevelDone{Level: engine.LevelResult{Index: i / 40, Concurrency: 1 << rng.IntN(12),
+				Succeeded: 5, Requests: 6, Failed: 1, OutputTokPerS: mag(), RequestsPerS: mag(),
+				Latency: engine.Dist{P50: mag(), P95: mag(), P99: mag()}}})
+		}
+		if m.err != nil {
+			t.Fatalf("step %d: %v", i, m.err)
+		}
+		lines := strings.Split(m.View(), "\n")
+		if len(lines) > m.height {
+			t.Fatalf("step %d: %d lines for %d", i, len(lines), m.height)
+		}
+		for _, l := range lines {
+			if ansi.StringWidth(l) > m.width {
+				t.Fatalf("step %d: line wider than %d: %q", i, m.width, l)
 			}
 		}
 	}
