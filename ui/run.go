@@ -125,3 +125,20 @@ func (r *relay) wait(d time.Duration) (engine.Results, bool) {
 	}
 	return *r.res, true
 }
+
+// RunReplay shows a recorded run (see NewReplay) in the alternate screen
+// until the user quits. Nothing is sent; a render panic is returned as a
+// *PanicError after the terminal has been restored.
+func RunReplay(ctx context.Context, res engine.Results, opts Options, progOpts ...tea.ProgramOption) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	po := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}, progOpts...)
+	final, err := tea.NewProgram(NewReplay(res, opts), po...).Run()
+	if fm, ok := final.(Model); ok && fm.err != nil {
+		err = errors.Join(fm.err, err)
+	}
+	return err
+}

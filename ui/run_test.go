@@ -105,3 +105,10 @@ func TestRunWithoutResults(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoResults", err)
 	}
 }
+
+func TestRunReplayQuits(t *testing.T) {
+	done := feed(New(nil, nil, scriptOpts), script(3, false, true)...)
+	if err := RunReplay(context.Background(), *done.results, Options{}, quietIO("q")...); err != nil {
+		t.Fatalf("RunReplay: %v", err)
+	}
+}
