@@ -15,7 +15,9 @@ const (
 
 // Model is the dashboard. It implements tea.Model. All state changes
 // happen in Update, which also renders the frame and caches it, so View
-// only returns a string.
+// only returns a string. Update never mutates the Model it was given; the
+// one thing copies share is the scratch drawing memory, which holds nothing
+// from one frame to the next.
 type Model struct {
 	events <-chan engine.Event
 	ctl    engine.Controller
@@ -32,11 +34,9 @@ type Model struct {
 	haveSnap bool
 	latency  latencyPane
 	curve    curvePane
-	levels   []engine.LevelResult
 	knee     *engine.Knee
 	results  *engine.Results
 	recent   errWindow
-	lastHint string // latest Retry-After / rate-limit headers, formatted
 	status   string // the latest notable event, one line
 
 	metric   metric

@@ -7,6 +7,10 @@ import (
 	"testing"
 )
 
+// TestScreenshot prints the scripted sweep for a look at a size, mid-run
+// after UI_LEVELS levels and then finished:
+//
+//	UI_SHOT=120x40 UI_LEVELS=6 go test ./ui -run TestScreenshot -v
 func TestScreenshot(t *testing.T) {
 	if os.Getenv("UI_SHOT") == "" {
 		t.Skip("set UI_SHOT=WxH")
