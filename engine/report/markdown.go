@@ -208,7 +208,7 @@ func mdKnee(b *strings.Builder, res engine.Results) {
 		fmt.Fprintf(b, "No knee: %s.\n", md(strings.TrimSuffix(orDefault(note, "none detected"), ".")))
 		return
 	}
-	fmt.Fprintf(b, "**c=%d** — cause: %s (trigger: %s). %s.\n", k.Concurrency, md(k.Cause), md(k.Trigger),
+	fmt.Fprintf(b, "**c=%d** — cause: %s (trigger: %s): %s.\n", k.Concurrency, md(k.Cause), md(k.Trigger),
 		md(strings.TrimSuffix(k.Reason, ".")))
 	if k.BestX2C > 0 {
 		fmt.Fprintf(b, "\nBest X²/C (throughput² / concurrency, the power-style operating point): **c=%d**.\n", k.BestX2C)
@@ -242,7 +242,11 @@ func mdSLO(b *strings.Builder, res engine.Results) {
 		obj = append(obj, fmt.Sprintf("error share ≤ %g%%", round(100*s.MaxErrorShare, 2)))
 	}
 	fmt.Fprintf(b, "Objectives: %s.\n\n", strings.Join(obj, ", "))
-	b.WriteString("| c | source | met | misses |\n| ---: | --- | --- | --- |\n")
+	if len(res.Levels) == 0 {
+		b.WriteString("No level was measured.\n")
+	} else {
+		b.WriteString("| c | source | met | misses |\n| ---: | --- | --- | --- |\n")
+	}
 	for _, l := range res.Levels {
 		met := "-"
 		if l.SLOMet != nil {
@@ -311,8 +315,11 @@ func mdHarness(b *strings.Builder, res engine.Results) {
 			lag, lagC = l.DispatchLagMs, l.Concurrency
 		}
 	}
-	if lag > 0 {
+	switch {
+	case lag >= 0.1:
 		fmt.Fprintf(b, "Dispatch lag p99 (how late requests left after a worker was free) peaked at %s (c=%d).\n\n", human(lag), lagC)
+	case len(res.Levels) > 0:
+		b.WriteString("Dispatch lag p99 (how late requests left after a worker was free) stayed under 0.1 ms.\n\n")
 	}
 	if len(res.Warnings) == 0 {
 		b.WriteString("No harness warnings.\n")
