@@ -166,13 +166,9 @@ func (c cli) sweep(args []string) int {
 			Plan: cfg.Plan(), Workload: cfg.EngineWorkload(),
 		})
 		if err != nil {
+			// ui.Run stops the run and waits for its results, so what was
+			// measured is still written below.
 			fmt.Fprintf(c.stderr, "kneepoint: dashboard: %v\n", err)
-			run.Stop("dashboard failed")
-			for e := range events { // let the engine finish so nothing is lost
-				if f, ok := e.(engine.Finished); ok {
-					res = f.Results
-				}
-			}
 		}
 	}
 	code := exitOK

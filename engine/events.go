@@ -47,6 +47,7 @@ type Snapshot struct {
 	ITL           Dist
 	OutputTokPerS float64
 	RequestsPerS  float64
+	ErrorShare    float64 // failed / completed over the live window
 
 	// Current segment so far (measurement window only).
 	SegMeanInFlight float64

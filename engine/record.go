@@ -75,6 +75,7 @@ func (r *Run) finish(tr *Trace, f *Failure, t0, t1, first time.Time, attempt int
 		}
 		s.failed++
 		s.errors[f.Class]++
+		s.live.at(t1).fails++
 		r.noteFailure(f)
 		if in {
 			seg.failed++

@@ -32,7 +32,7 @@ func (r *Run) publishSnapshot(ph phaseClock, seg *segment, planIdx int) {
 	sn.InFlight = s.inflight
 	sn.BackingOff = s.backingOff
 	var lag time.Duration
-	sn.Latency, sn.TTFT, sn.ITL, sn.OutputTokPerS, sn.RequestsPerS, lag, _ = s.live.summary(now)
+	sn.Latency, sn.TTFT, sn.ITL, sn.OutputTokPerS, sn.RequestsPerS, sn.ErrorShare, lag, _ = s.live.summary(now)
 	if seg != nil {
 		sn.Source = seg.source
 		sn.SegSucceeded = seg.succeeded

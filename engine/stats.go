@@ -52,10 +52,10 @@ type live struct {
 }
 
 type liveGen struct {
-	from               time.Time
-	latency, ttft, itl *hist
-	tokens, reqs       int64
-	lag                *hist
+	from                time.Time
+	latency, ttft, itl  *hist
+	tokens, reqs, fails int64
+	lag                 *hist
 }
 
 func newLiveGen(from time.Time) *liveGen {
@@ -80,14 +80,14 @@ func (l *live) at(now time.Time) *liveGen {
 		old.ttft.reset()
 		old.itl.reset()
 		old.lag.reset()
-		old.tokens, old.reqs = 0, 0
+		old.tokens, old.reqs, old.fails = 0, 0, 0
 		l.cur = old
 	}
 	return l.cur
 }
 
 // summary merges both generations into distributions and rates.
-func (l *live) summary(now time.Time) (lat, ttft, itl Dist, tokPerS, reqPerS float64, lagP99 time.Duration, span time.Duration) {
+func (l *live) summary(now time.Time) (lat, ttft, itl Dist, tokPerS, reqPerS, errShare float64, lagP99 time.Duration, span time.Duration) {
 	g := l.at(now)
 	span = now.Sub(l.prev.from)
 	for _, h := range []*hist{l.scratchL, l.scratchT, l.scratchI} {
@@ -103,6 +103,9 @@ func (l *live) summary(now time.Time) (lat, ttft, itl Dist, tokPerS, reqPerS flo
 	if span > 0 {
 		tokPerS = float64(l.prev.tokens+g.tokens) / span.Seconds()
 		reqPerS = float64(l.prev.reqs+g.reqs) / span.Seconds()
+	}
+	if n := l.prev.reqs + g.reqs + l.prev.fails + g.fails; n > 0 {
+		errShare = float64(l.prev.fails+g.fails) / float64(n)
 	}
 	lagP99 = time.Duration(max(l.prev.lag.dist().P99, g.lag.dist().P99) * float64(time.Millisecond))
 	return
