@@ -49,8 +49,14 @@ func defaults() config {
 }
 
 // WithBaseURL sets the endpoint, e.g. http://127.0.0.1:8000/v1. A trailing
-// /chat/completions is tolerated and removed.
-func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
+// /chat/completions is tolerated and removed; "" keeps DefaultBaseURL.
+func WithBaseURL(u string) Option {
+	return func(c *config) {
+		if u != "" {
+			c.baseURL = u
+		}
+	}
+}
 
 // WithAPIKey sets the bearer key; empty sends no Authorization header.
 func WithAPIKey(k string) Option { return func(c *config) { c.apiKey = k } }

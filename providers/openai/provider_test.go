@@ -57,6 +57,7 @@ func TestStreamFixtures(t *testing.T) {
 		{fixture: "keepalive", chunks: 2, tokens: 2, estimated: true, ttft: 50 * time.Millisecond},
 		{fixture: "crlf", chunks: 2, tokens: 2, ttft: 50 * time.Millisecond},
 		{fixture: "multiline_data", chunks: 1, tokens: 1, estimated: true},
+		{fixture: "aborted_after_finish", chunks: 1, tokens: 1, estimated: true},
 		{fixture: "json_instead_of_stream", chunks: 1, tokens: 4, ttft: 50 * time.Millisecond},
 	}
 	for _, tt := range tests {

@@ -16,9 +16,10 @@ import (
 //   - the delta type has reasoning_content but not "reasoning" (vLLM's and
 //     gpt-oss's field), so such models would get TTFT on their first
 //     visible content, after all the reasoning;
-//   - more than EmptyMessagesLimit (300) consecutive non-data lines, such as
-//     ": keep-alive" comments from a proxy during a long prefill, abort the
-//     stream with ErrTooManyEmptyStreamMessages;
+//   - more than EmptyMessagesLimit (300 by default; configurable, but any
+//     limit is wrong for a healthy stream) consecutive non-data lines, such
+//     as ": keep-alive" comments from a proxy during a long prefill, abort
+//     the stream with ErrTooManyEmptyStreamMessages;
 //   - every line goes through two regular expressions and every chunk is
 //     decoded with encoding/json into a struct with slices and strings: tens
 //     of allocations per token at thousands of tokens per second.
@@ -137,6 +138,11 @@ func readStream(br *bufio.Reader, tr *engine.Trace) outcome {
 		if err != nil {
 			if err == errLineTooLong {
 				return outcome{failure: streamFailure("%v after %d output chunks", err, st.chunks)}
+			}
+			if st.finished && st.chunks > 0 && len(st.pending) == 0 {
+				// The connection broke after finish_reason: the output is
+				// complete, only the usage chunk or [DONE] was lost.
+				return outcome{failure: st.end(tr)}
 			}
 			return outcome{readErr: err, stage: fmt.Sprintf(" after %d output chunks", st.chunks)}
 		}
