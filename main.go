@@ -254,6 +254,9 @@ func (c cli) headless(events <-chan engine.Event) engine.Results {
 // writeOutputs writes every requested file, each atomically; the format
 // follows the extension.
 func (c cli) writeOutputs(files []string, res engine.Results) error {
+	if len(files) > 0 && res.Schema == "" {
+		return errors.New("the run produced no results to write")
+	}
 	var errs []error
 	for _, f := range files {
 		var w func(io.Writer) error
