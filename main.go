@@ -74,6 +74,7 @@ Usage:
   kneepoint serve-sim [--addr A] [--profile P]
                                         the simulator as an OpenAI-compatible server
   kneepoint models --base-url URL       list a server's models
+  kneepoint replay results.json         show a recorded run in the dashboard (no requests sent)
   kneepoint version
 
 Run 'kneepoint --help' for the sweep's flags; sample.toml documents every config key.
@@ -86,6 +87,8 @@ func (c cli) run(args []string) int {
 			return c.serveSim(args[1:])
 		case "models":
 			return c.models(args[1:])
+		case "replay":
+			return c.replay(args[1:])
 		case "version":
 			fmt.Fprintf(c.stdout, "kneepoint %s\n", version)
 			return exitOK
@@ -274,6 +277,44 @@ func (c cli) writeOutputs(files []string, res engine.Results) error {
 		fmt.Fprintf(c.stderr, "kneepoint: wrote %s\n", f)
 	}
 	return errors.Join(errs...)
+}
+
+// replay shows a recorded run in the dashboard without sending a request,
+// for demos without a network.
+func (c cli) replay(args []string) int {
+	fs := flag.NewFlagSet("kneepoint replay", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	theme := fs.String("theme", "dark", "dashboard theme: "+strings.Join(themes.Names(), ", "))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		return c.fail(&config.Error{Msg: "usage: kneepoint replay results.json"})
+	}
+	if _, err := themes.Lookup(*theme); err != nil {
+		return c.fail(&config.Error{Key: "--theme", Msg: err.Error()})
+	}
+	res, err := engine.ReadResults(fs.Arg(0))
+	if err != nil {
+		return c.fail(&config.Error{Msg: err.Error()})
+	}
+	if !c.tty {
+		// no terminal: print the recorded table instead
+		if err := report.Table(res)(c.stdout); err != nil {
+			return c.fail(err)
+		}
+		return exitOK
+	}
+	opts := ui.Options{Theme: *theme, NoColor: c.getenv("NO_COLOR") != "", Target: res.Target,
+		Workload: res.Workload, OutPath: fs.Arg(0)}
+	// TODO(lead): pass res.SLO and res.Cost once ui.Options has them.
+	if err := ui.RunReplay(context.Background(), res, opts); err != nil {
+		return c.fail(err)
+	}
+	return exitOK
 }
 
 // models lists the models an OpenAI-compatible server offers.

@@ -120,3 +120,23 @@ func TestUnknownThemeIsUsageError(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errb)
 	}
 }
+
+// TestReplayWithoutTerminalPrintsTable: replay of a recorded file works
+// without a network; off a terminal it prints the recorded table.
+func TestReplayWithoutTerminalPrintsTable(t *testing.T) {
+	c, _, errb, _ := testCLI(nil)
+	file := filepath.Join(t.TempDir(), "r.json")
+	if code := c.run(append(quick, "--levels", "1,2", "--out", file)); code != exitOK {
+		t.Fatalf("sweep exit %d: %s", code, errb)
+	}
+	c, out, errb, _ := testCLI(nil)
+	if code := c.run([]string{"replay", file}); code != exitOK || !strings.Contains(out.String(), "knee") {
+		t.Errorf("replay exit %d: %s%s", code, out, errb)
+	}
+	for _, bad := range []string{filepath.Join(t.TempDir(), "missing.json"), "main.go"} {
+		c, _, errb, _ = testCLI(nil)
+		if code := c.run([]string{"replay", bad}); code != exitUsage || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+			t.Errorf("replay %s: exit %d, stderr %q", bad, code, errb)
+		}
+	}
+}
