@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -139,4 +140,70 @@ func TestReplayWithoutTerminalPrintsTable(t *testing.T) {
 			t.Errorf("replay %s: exit %d, stderr %q", bad, code, errb)
 		}
 	}
+}
+
+// buildBinary compiles kneepoint once per test binary run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kneepoint")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBinaryInterrupted: SIGINT and SIGTERM on the real binary stop the
+// sweep, write what was measured marked partial, and exit 130; a second
+// SIGINT exits at once even while in-flight requests are in their grace.
+func TestBinaryInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(s.String(), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "r.json")
+			cmd := exec.Command(bin, append(quick, "--headless", "--levels", "1,2,4,8,16,32,64", "--out", file)...)
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			cmd.Process.Signal(s)
+			err := cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+				t.Fatalf("exit %d (%v), want %d\n%s", code, err, exitInterrupted, errb.String())
+			}
+			res, err := engine.ReadResults(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Partial || res.PartialReason != "interrupted" || len(res.Levels) == 0 {
+				t.Errorf("partial=%v reason=%q levels=%d", res.Partial, res.PartialReason, len(res.Levels))
+			}
+		})
+	}
+	t.Run("second SIGINT exits at once", func(t *testing.T) {
+		// 4,096-token requests take ~20 s on the simulated 8B; the grace
+		// would wait 30 s for them. The second signal must not.
+		cmd := exec.Command(bin, "--headless", "--levels", "4", "--max-tokens", "4096", "--grace", "30s",
+			"--warmup", "100ms", "--level-duration", "30s")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(700 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(300 * time.Millisecond)
+		start := time.Now()
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("second SIGINT took %s to exit", d)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+			t.Errorf("exit %d, want %d", code, exitInterrupted)
+		}
+	})
 }
