@@ -15,6 +15,7 @@ type Styles struct {
 	P50   lipgloss.Style
 	P95   lipgloss.Style
 	Knee  lipgloss.Style
+	SLO   lipgloss.Style // objective bounds over charts, SLO verdicts
 	Good  lipgloss.Style
 	Warn  lipgloss.Style
 	Error lipgloss.Style
@@ -84,6 +85,7 @@ func (t Theme) StylesFor(r *lipgloss.Renderer) Styles {
 		P50:   fg(p.P50),
 		P95:   fg(p.P95),
 		Knee:  fg(p.Knee).Bold(true),
+		SLO:   fg(p.SLO),
 		Good:  fg(p.Good),
 		Warn:  fg(p.Warn).Bold(true),
 		Error: fg(p.Error).Bold(true),

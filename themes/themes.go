@@ -20,6 +20,7 @@ type Palette struct {
 	P50     string // the median latency line
 	P95     string // the tail latency line
 	Knee    string // the knee marker and everything that points at it
+	SLO     string // service-level objective bounds drawn over charts
 	Good    string // healthy figures: successes, throughput
 	Warn    string // figures past a warning bound, 429s
 	Error   string // failures
@@ -41,21 +42,23 @@ type Theme struct {
 // builtin lists the shipped themes. It is only read, never written.
 var builtin = map[string]Palette{
 	"dark": {
-		P50: "#5FAFFF", P95: "#FF875F", Knee: "#FFD75F",
+		P50: "#5FAFFF", P95: "#FF875F", Knee: "#FFD75F", SLO: "#FF87D7",
 		Good: "#87D787", Warn: "#FFAF00", Error: "#FF5F5F",
 		Axis: "#6C6C6C", Text: "#D0D0D0", Subtle: "#8A8A8A", Accent: "#AF87FF",
 		OnBadge: "#000000",
 	},
 	"light": {
-		P50: "#005FAF", P95: "#D75F00", Knee: "#8700AF",
+		P50: "#005FAF", P95: "#D75F00", Knee: "#8700AF", SLO: "#008787",
 		Good: "#008700", Warn: "#AF5F00", Error: "#D70000",
 		Axis: "#8A8A8A", Text: "#262626", Subtle: "#6C6C6C", Accent: "#5F00AF",
 		OnBadge: "#FFFFFF",
 	},
 	// okabe-ito uses the Okabe & Ito palette, distinguishable under the
 	// common colour-vision deficiencies, at full brightness for projectors.
+	// Its seven colours are all taken, so SLO bounds are white: on a chart
+	// every series is coloured, and the dashed glyph says the rest.
 	"okabe-ito": {
-		P50: "#56B4E9", P95: "#E69F00", Knee: "#F0E442",
+		P50: "#56B4E9", P95: "#E69F00", Knee: "#F0E442", SLO: "#FFFFFF",
 		Good: "#009E73", Warn: "#CC79A7", Error: "#D55E00",
 		Axis: "#BBBBBB", Text: "#FFFFFF", Subtle: "#BBBBBB", Accent: "#0072B2",
 		OnBadge: "#000000",

@@ -50,7 +50,7 @@ func TestNamesAreComplete(t *testing.T) {
 			t.Fatalf("Names() lists %q but Lookup fails: %v", n, err)
 		}
 		p := th.Palette
-		for field, c := range map[string]string{"P50": p.P50, "P95": p.P95, "Knee": p.Knee,
+		for field, c := range map[string]string{"P50": p.P50, "P95": p.P95, "Knee": p.Knee, "SLO": p.SLO,
 			"Good": p.Good, "Warn": p.Warn, "Error": p.Error, "Axis": p.Axis,
 			"Text": p.Text, "Subtle": p.Subtle, "Accent": p.Accent} {
 			if c == "" {
@@ -59,6 +59,11 @@ func TestNamesAreComplete(t *testing.T) {
 		}
 		if p.P50 == p.P95 {
 			t.Errorf("theme %s draws p50 and p95 in the same colour", n)
+		}
+		for _, c := range []string{p.P50, p.P95, p.Knee, p.Good, p.Axis} {
+			if p.SLO == c {
+				t.Errorf("theme %s draws SLO bounds like a chart series or marker (%s)", n, c)
+			}
 		}
 	}
 	names[0] = "mutated"
@@ -93,7 +98,7 @@ func TestMonoHasNoColour(t *testing.T) {
 		t.Fatalf("colour theme renders no colour: %q", out)
 	}
 	mono := Mono(th).StylesFor(r)
-	for i, s := range []lipgloss.Style{mono.Title, mono.P50, mono.P95, mono.Knee, mono.Good,
+	for i, s := range []lipgloss.Style{mono.Title, mono.P50, mono.P95, mono.Knee, mono.SLO, mono.Good,
 		mono.Warn, mono.Error, mono.Axis, mono.BadgeRun, mono.BadgeDone, mono.TableKnee, mono.HelpKey} {
 		out := s.Render("x")
 		if strings.Contains(out, "38;") || strings.Contains(out, "48;") {
