@@ -29,10 +29,12 @@ func (m *Model) countersView(w, n int) []string {
 	if done := s.Succeeded + s.Failed; done > 0 {
 		runShare = float64(s.Failed) / float64(done)
 	}
-	nowShare, haveNow := m.recent.share()
+	// The engine's live window gives the recent rate; it holds completions
+	// when anything succeeded (latency count) or failed (a share above 0).
+	haveNow := s.Latency.Count > 0 || s.ErrorShare > 0
 	shown := runShare
 	if haveNow {
-		shown = nowShare
+		shown = s.ErrorShare
 	}
 	rate := st.Good
 	if shown > m.opts.ErrorWarnShare {

@@ -36,7 +36,6 @@ type Model struct {
 	curve    curvePane
 	knee     *engine.Knee
 	results  *engine.Results
-	recent   errWindow
 	status   string // the latest notable event, one line
 
 	metric   metric

@@ -26,6 +26,17 @@ type Options struct {
 	Plan     engine.Plan     // levels and durations: "level k of n", remaining time
 	Workload engine.Workload // header: request shape
 
+	// SLO, when set, draws the bound on the plotted latency over time,
+	// judges each level as it finishes (engine.SLO.Check) and adds goodput
+	// and SLO columns to the summary. A replay uses the results' own SLO
+	// when this is zero.
+	SLO engine.SLO
+	// Cost, when set, adds cost per request and per million output tokens
+	// to the summary and, with an hourly price, the live cost per million
+	// output tokens at the current throughput. A replay uses the results'
+	// own prices when this is zero.
+	Cost engine.Cost
+
 	// ErrorWarnShare is the error share (0..1) past which the error rate
 	// turns to the warning colour; 0 means DefaultErrorWarnShare.
 	ErrorWarnShare float64

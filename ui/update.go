@@ -122,7 +122,6 @@ func (m *Model) apply(ev engine.Event) {
 		m.snap, m.haveSnap = e, true
 		m.latency.push(e)
 		m.curve.target = e.Target
-		m.recent.push(e.At, e.Succeeded, e.Failed)
 	case engine.LevelStarted:
 		m.latency.startLevel(e)
 		m.curve.target = e.Concurrency

@@ -291,15 +291,22 @@ func TestReplay(t *testing.T) {
 
 func TestErrorRateWarns(t *testing.T) {
 	m := sized(New(nil, &fakeCtl{}, Options{ErrorWarnShare: 0.05}), 120, 40)
-	m = feed(m,
-		engine.Snapshot{At: 0, Succeeded: 100, Failed: 0},
-		engine.Snapshot{At: 6 * time.Second, Succeeded: 150, Failed: 50, Errors: map[string]int64{"server_error": 50}})
-	share, ok := m.recent.share()
-	if !ok || share != 0.5 {
-		t.Fatalf("recent share %v %v, want 0.5", share, ok)
-	}
-	if !strings.Contains(m.View(), "50% now") || !strings.Contains(m.View(), "server_error 50") {
+	// The "now" rate is the engine's live-window share, not a difference
+	// of whole-run counters (which say 25% here).
+	m = feed(m, engine.Snapshot{At: 6 * time.Second, Succeeded: 150, Failed: 50, ErrorShare: 0.5,
+		Latency: engine.Dist{Count: 50, P50: 100, P95: 200}, Errors: map[string]int64{"server_error": 50}})
+	if !strings.Contains(m.View(), "50% now, 25% run") || !strings.Contains(m.View(), "server_error 50") {
 		t.Errorf("counters do not show the error rate and class:\n%s", m.View())
+	}
+	// Everything failing leaves no latency but a share of 1.
+	m = feed(m, engine.Snapshot{At: 7 * time.Second, Succeeded: 150, Failed: 60, ErrorShare: 1})
+	if !strings.Contains(m.View(), "100% now") {
+		t.Errorf("all failures in the window are not shown as 100%% now:\n%s", m.View())
+	}
+	// No completions in the window: the run's share stands alone.
+	m = feed(m, engine.Snapshot{At: 8 * time.Second, Succeeded: 150, Failed: 60})
+	if v := m.View(); strings.Contains(v, " now") || !strings.Contains(v, "errors 29%") {
+		t.Errorf("an empty window should show the run's share only:\n%s", v)
 	}
 }
 
