@@ -45,10 +45,18 @@ func (m *Model) countersView(w, n int) []string {
 		errText += st.Subtle.Render(" now, " + fmtPct(runShare) + " run")
 	}
 	parts = append(parts, st.Subtle.Render("errors ")+errText)
-	lines := []string{st.PaneTitle.Render("Requests   ") + strings.Join(parts, sep)}
+	// Lines are kept by priority (lowest first) when n is short, and shown
+	// in the order added.
+	var lines []string
+	var prios []int
+	add := func(prio int, line string) {
+		lines = append(lines, line)
+		prios = append(prios, prio)
+	}
+	add(0, st.PaneTitle.Render("Requests   ")+strings.Join(parts, sep))
 
 	if m.status != "" {
-		lines = append(lines, st.Subtle.Render("›          ")+st.Text.Render(m.status))
+		add(1, st.Subtle.Render("›          ")+st.Text.Render(m.status))
 	}
 
 	// Errors by class, other than 429s and timeouts (counted above).
@@ -76,22 +84,48 @@ func (m *Model) countersView(w, n int) []string {
 		classes = append(classes, st.Subtle.Render(c+" ")+st.Error.Render(fmtInt(s.Errors[c])))
 	}
 	if len(classes) > 0 {
-		lines = append(lines, st.PaneTitle.Render("Errors     ")+strings.Join(classes, sep))
+		add(3, st.PaneTitle.Render("Errors     ")+strings.Join(classes, sep))
 	}
 
 	if hint := rateHint(s.LastRetryAfter, s.LastRateHeaders); hint != "" {
-		lines = append(lines, st.PaneTitle.Render("Rate limit ")+st.Warn.Render(hint))
+		add(4, st.PaneTitle.Render("Rate limit ")+st.Warn.Render(hint))
 	}
 	if s.LastError != "" {
-		lines = append(lines, st.PaneTitle.Render("Last error ")+st.Error.Render(oneLine(s.LastError)))
+		add(6, st.PaneTitle.Render("Last error ")+st.Error.Render(oneLine(s.LastError)))
 	}
-	if len(lines) > n {
-		lines = lines[:n]
+	if m.haveSnap {
+		// A client-bound harness outranks every error detail: it says the
+		// figures above may be the generator's, not the server's.
+		prio := 5
+		if s.ClientBound {
+			prio = 2
+		}
+		add(prio, m.healthView())
 	}
-	for i := range lines {
-		lines[i] = ellipsize(lines[i], w)
+	return boxClip(keepByPriority(lines, prios, n), w)
+}
+
+// keepByPriority keeps the n lines with the lowest priority numbers (the
+// earlier line on a tie), in their original order.
+func keepByPriority(lines []string, prios []int, n int) []string {
+	if len(lines) <= n {
+		return lines
 	}
-	return lines
+	if n <= 0 {
+		return nil
+	}
+	idx := make([]int, len(lines))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return prios[idx[a]] < prios[idx[b]] })
+	keep := idx[:n]
+	sort.Ints(keep)
+	out := make([]string, 0, n)
+	for _, i := range keep {
+		out = append(out, lines[i])
+	}
+	return out
 }
 
 // rateHint formats the last Retry-After and x-ratelimit-* headers seen.

@@ -128,6 +128,10 @@ func script(n int, partial, finish bool) []engine.Event {
 			SegMeanInFlight: float64(l.c) * 0.99, SegSucceeded: ok,
 			Sent: sent, Succeeded: ok, Failed: failed, RateLimited: rl, Errors: e, Retries: retries,
 			LastRetryAfter: ra, LastRateHeaders: hdr,
+			ErrorShare:     l.failShare * (1 + 0.2*j),
+			DispatchLagP99: time.Duration((0.2 + 0.004*float64(l.c)) * (1 + 0.1*j) * float64(time.Millisecond)),
+			CPUShare:       0.01 + 0.0004*float64(l.c),
+			OpenConns:      int64(l.c),
 		}
 	}
 	for i := 0; i < n; i++ {

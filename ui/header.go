@@ -3,7 +3,6 @@ package ui
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/kneepoint/kneepoint/engine"
@@ -100,7 +99,7 @@ func (m *Model) progressLine() string {
 		parts = append(parts, kv("target c", strconv.Itoa(s.Target)), kv("in flight", inflight))
 		// Warnings come before the clock so a narrow header keeps them.
 		if s.ClientBound {
-			parts = append(parts, st.Warn.Render("harness-bound (dispatch lag p99 "+fmtMs(float64(s.DispatchLagP99)/float64(time.Millisecond))+")"))
+			parts = append(parts, st.Warn.Render("client-bound"))
 		}
 		if s.BackingOff > 0 {
 			parts = append(parts, st.Warn.Render(strconv.Itoa(s.BackingOff)+" backing off"))

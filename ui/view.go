@@ -34,7 +34,7 @@ func (m *Model) bodyView(w, h int) []string {
 		}
 		info = m.summaryView(w, room)
 	} else {
-		room := min(max(h/4, 2), 6)
+		room := min(max(h/4, 2), 7)
 		if h < minChartRows+2 {
 			room = h
 		}
