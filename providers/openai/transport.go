@@ -25,6 +25,10 @@ import (
 // the concurrency under test. WithHTTP2 enables HTTP/2 (ALPN for https, h2c
 // prior knowledge for http); StrictMaxConcurrentRequests stays false so Go
 // dials another connection instead of queueing when a stream limit is hit.
+// Measured caveat: a cold burst larger than the server's stream limit gets
+// some streams refused before the server's SETTINGS arrive, and Go's
+// HTTP/2 client retries them after about 1 s; once warm (the sweep's
+// warmup), 16 streams at a limit of 4 run on 5 connections with no delay.
 //
 // Response headers may legitimately take as long as TTFT (llama.cpp sends
 // them with the first token, and a saturated server's TTFT reaches tens of
