@@ -75,6 +75,10 @@ Usage:
                                         the simulator as an OpenAI-compatible server
   kneepoint models --base-url URL       list a server's models
   kneepoint replay results.json         show a recorded run in the dashboard (no requests sent)
+  kneepoint report results.json [--format md|csv|json] [-o FILE]
+  kneepoint plot results.json -o sweep.svg|sweep.png
+  kneepoint compare a.json b.json [...] [-o FILE.md|.csv|.svg|.png]
+  kneepoint schema                      the JSON Schema of results files
   kneepoint version
 
 Run 'kneepoint --help' for the sweep's flags; sample.toml documents every config key.
@@ -89,6 +93,19 @@ func (c cli) run(args []string) int {
 			return c.models(args[1:])
 		case "replay":
 			return c.replay(args[1:])
+		case "report":
+			return c.report(args[1:])
+		case "plot":
+			return c.plot(args[1:])
+		case "compare":
+			return c.compare(args[1:])
+		case "schema":
+			b, err := report.ResultsSchema()
+			if err != nil {
+				return c.fail(err)
+			}
+			c.stdout.Write(b)
+			return exitOK
 		case "version":
 			fmt.Fprintf(c.stdout, "kneepoint %s\n", version)
 			return exitOK
@@ -262,12 +279,9 @@ func (c cli) writeOutputs(files []string, res engine.Results) error {
 	}
 	var errs []error
 	for _, f := range files {
-		var w func(io.Writer) error
-		switch strings.ToLower(filepath.Ext(f)) {
-		case ".json":
-			w = res.WriteJSON
-		default:
-			errs = append(errs, fmt.Errorf("%s: unsupported output format", f))
+		w, err := report.ForPath(f, res)
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		if err := engine.WriteFileAtomic(f, w); err != nil {
@@ -277,6 +291,143 @@ func (c cli) writeOutputs(files []string, res engine.Results) error {
 		fmt.Fprintf(c.stderr, "kneepoint: wrote %s\n", f)
 	}
 	return errors.Join(errs...)
+}
+
+// subFlags parses a subcommand's flags, allowing them before or after its
+// file arguments ("report r.json --format csv" reads naturally).
+func (c cli) subFlags(fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	fs.SetOutput(c.stderr)
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK, false
+			}
+			return nil, exitUsage, false
+		}
+		if fs.NArg() == 0 {
+			return files, 0, true
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// readAll reads results files; a bad one is a one-line usage error.
+func readAll(paths []string) ([]engine.Results, error) {
+	var runs []engine.Results
+	for _, p := range paths {
+		res, err := engine.ReadResults(p)
+		if err != nil {
+			return nil, &config.Error{Msg: err.Error()}
+		}
+		runs = append(runs, res)
+	}
+	return runs, nil
+}
+
+// emit writes a reporter to a file (atomically) or to stdout.
+func (c cli) emit(out string, w report.Reporter) int {
+	if out == "" || out == "-" {
+		if err := w(c.stdout); err != nil {
+			return c.fail(err)
+		}
+		return exitOK
+	}
+	if err := engine.WriteFileAtomic(out, w); err != nil {
+		return c.fail(fmt.Errorf("writing %s: %w", out, err))
+	}
+	fmt.Fprintf(c.stderr, "kneepoint: wrote %s\n", out)
+	return exitOK
+}
+
+// report renders a results file as Markdown, CSV or JSON.
+func (c cli) report(args []string) int {
+	fs := flag.NewFlagSet("kneepoint report", flag.ContinueOnError)
+	format := fs.String("format", "md", "md, csv or json")
+	out := fs.String("o", "", "write to this file (default stdout; the extension picks the format)")
+	files, code, ok := c.subFlags(fs, args)
+	if !ok {
+		return code
+	}
+	if len(files) != 1 {
+		return c.fail(&config.Error{Msg: "usage: kneepoint report results.json [--format md|csv|json] [-o FILE]"})
+	}
+	runs, err := readAll(files)
+	if err != nil {
+		return c.fail(err)
+	}
+	res := runs[0]
+	if *out != "" {
+		w, err := report.ForPath(*out, res)
+		if err != nil {
+			return c.fail(&config.Error{Key: "-o", Msg: err.Error()})
+		}
+		return c.emit(*out, w)
+	}
+	var w report.Reporter
+	switch *format {
+	case "md", "markdown":
+		w = report.Markdown(res)
+	case "csv":
+		w = report.CSV(res)
+	case "json":
+		w = report.JSON(res)
+	default:
+		return c.fail(&config.Error{Key: "--format", Msg: fmt.Sprintf("%q is not md, csv or json", *format)})
+	}
+	return c.emit("", w)
+}
+
+// plot draws throughput and latency against concurrency with the knee.
+func (c cli) plot(args []string) int {
+	fs := flag.NewFlagSet("kneepoint plot", flag.ContinueOnError)
+	out := fs.String("o", "sweep.svg", "output file: .svg or .png")
+	files, code, ok := c.subFlags(fs, args)
+	if !ok {
+		return code
+	}
+	if len(files) != 1 {
+		return c.fail(&config.Error{Msg: "usage: kneepoint plot results.json -o sweep.svg"})
+	}
+	ext := strings.ToLower(filepath.Ext(*out))
+	if ext != ".svg" && ext != ".png" {
+		return c.fail(&config.Error{Key: "-o", Msg: fmt.Sprintf("%q: a plot is .svg or .png", *out)})
+	}
+	runs, err := readAll(files)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.emit(*out, report.Plot(runs[0], ext[1:]))
+}
+
+// compare puts runs side by side with the ratio per level.
+func (c cli) compare(args []string) int {
+	fs := flag.NewFlagSet("kneepoint compare", flag.ContinueOnError)
+	out := fs.String("o", "", "write to this file: .md, .csv, .svg or .png (default: Markdown on stdout)")
+	files, code, ok := c.subFlags(fs, args)
+	if !ok {
+		return code
+	}
+	if len(files) < 2 {
+		return c.fail(&config.Error{Msg: "usage: kneepoint compare a.json b.json [...] [-o FILE]"})
+	}
+	runs, err := readAll(files)
+	if err != nil {
+		return c.fail(err)
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+	}
+	if *out == "" {
+		return c.emit("", report.Compare(runs, names))
+	}
+	w, err := report.CompareForPath(*out, runs, names)
+	if err != nil {
+		return c.fail(&config.Error{Key: "-o", Msg: err.Error()})
+	}
+	return c.emit(*out, w)
 }
 
 // replay shows a recorded run in the dashboard without sending a request,

@@ -207,3 +207,53 @@ func TestBinaryInterrupted(t *testing.T) {
 		}
 	})
 }
+
+// TestReportPlotCompare: the sharing subcommands over a recorded run.
+func TestReportPlotCompare(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "r.json")
+	c, _, errb, _ := testCLI(nil)
+	if code := c.run(append(quick, "--levels", "1,2", "--out", file+","+filepath.Join(dir, "r.md")+","+filepath.Join(dir, "r.csv"))); code != exitOK {
+		t.Fatalf("sweep exit %d: %s", code, errb)
+	}
+	for _, f := range []string{"r.md", "r.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("--out %s not written: %v", f, err)
+		}
+	}
+	tests := []struct {
+		args []string
+		want string // in stdout, or the file written
+		file string
+	}{
+		{[]string{"report", file}, "## Knee", ""},
+		{[]string{"report", file, "--format", "csv"}, "concurrency", ""},
+		{[]string{"report", "--format", "json", file}, SchemaV1, ""},
+		{[]string{"plot", file, "-o", filepath.Join(dir, "s.svg")}, "<svg", filepath.Join(dir, "s.svg")},
+		{[]string{"compare", file, file}, "Ratios", ""},
+		{[]string{"schema"}, "$schema", ""},
+	}
+	for _, tt := range tests {
+		c, out, errb, _ := testCLI(nil)
+		if code := c.run(tt.args); code != exitOK {
+			t.Errorf("%v: exit %d: %s", tt.args, code, errb)
+			continue
+		}
+		got := out.String()
+		if tt.file != "" {
+			b, _ := os.ReadFile(tt.file)
+			got = string(b)
+		}
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%v: output lacks %q", tt.args, tt.want)
+		}
+	}
+	for _, args := range [][]string{{"report", "main.go"}, {"compare", file}, {"plot", file, "-o", "x.txt"}, {"report", file, "--format", "pdf"}} {
+		c, _, errb, _ := testCLI(nil)
+		if code := c.run(args); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb)
+		}
+	}
+}
+
+const SchemaV1 = engine.SchemaV1

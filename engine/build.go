@@ -35,6 +35,9 @@ func (r *Run) results(stopReason string) Results {
 	if res.Events == nil {
 		res.Events = []Change{}
 	}
+	if res.Warnings == nil {
+		res.Warnings = []string{}
+	}
 	if d, ok := r.p.(Describer); ok && res.Target == (Target{}) {
 		res.Target = d.Describe()
 	}

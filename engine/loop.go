@@ -276,7 +276,11 @@ func (r *Run) stopRules() bool {
 	}
 	last := r.levels[len(r.levels)-1]
 	if b := r.plan.MaxErrorShare; b > 0 && last.Requests > 0 && last.ErrorShare() > b {
-		r.note += fmt.Sprintf("; stopped: error share %.0f%% at c=%d exceeds %.0f%%", 100*last.ErrorShare(), last.Concurrency, 100*b)
+		stop := fmt.Sprintf("stopped: error share %.0f%% at c=%d exceeds %.0f%%", 100*last.ErrorShare(), last.Concurrency, 100*b)
+		if r.note != "" {
+			stop = r.note + "; " + stop
+		}
+		r.note = stop
 		return true
 	}
 	if r.knee != nil && r.plan.StopAfterKnee > 0 {

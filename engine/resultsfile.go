@@ -29,6 +29,10 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		tmp.Close()
 		return err
 	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it private
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err

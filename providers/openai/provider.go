@@ -259,3 +259,12 @@ func mediaType(ct string) string {
 	}
 	return mt
 }
+
+// OpenConns is the number of connections open now, for the engine's
+// harness-health line (engine.ConnCounter).
+func (p *Provider) OpenConns() int64 {
+	open, _ := p.Conns()
+	return open
+}
+
+var _ engine.ConnCounter = (*Provider)(nil)
