@@ -133,3 +133,6 @@ func (t *Trace) Gaps() []time.Duration { return t.gaps }
 
 // StartTime is when the request was written.
 func (t *Trace) StartTime() time.Time { return t.start }
+
+// RateHeaders returns the rate-limit headers recorded for this request.
+func (t *Trace) RateHeaders() (RateHeaders, bool) { return t.headers, t.hasHeaders }
