@@ -23,6 +23,10 @@ type curvePane struct {
 	knee          *engine.Knee
 	target        int  // current target concurrency, marked while running
 	done          bool // the run is over: no "now" marker
+	// sloP95 is the p95 end-to-end latency objective in ms (0: none),
+	// drawn against the right axis; a p99 bound is not, as the curve
+	// plots p95.
+	sloP95 float64
 
 	// The curve changes only when a level finishes, so its rendering is
 	// kept with the key it was drawn for.
@@ -34,6 +38,7 @@ type curvePane struct {
 // curveKey is everything a rendering of the curve depends on.
 type curveKey struct {
 	w, h, version, target int
+	slo                   float64
 	done, mono            bool
 	theme                 string
 }
@@ -93,7 +98,7 @@ func (p *curvePane) view(sc *scratch, th themes.Theme, st themes.Styles) []strin
 	if w <= 0 || h <= 0 {
 		return nil
 	}
-	key := curveKey{w: w, h: h, version: p.version, target: p.target, done: p.done, mono: th.Mono, theme: th.Name}
+	key := curveKey{w: w, h: h, version: p.version, target: p.target, slo: p.sloP95, done: p.done, mono: th.Mono, theme: th.Name}
 	if p.cached != nil && p.key == key {
 		return p.cached
 	}
@@ -143,6 +148,10 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 	}
 	if hi-lo < 3 {
 		hi = lo + 3
+	}
+	haveSLO := p.sloP95 > 0 && finite(p.sloP95)
+	if haveSLO {
+		maxP95 = math.Max(maxP95, p.sloP95)
 	}
 	maxTok, maxP95 = niceCeil(maxTok*1.1), niceCeil(maxP95*1.1)
 
@@ -203,6 +212,10 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 	if p.target > 0 && !p.done {
 		vline(cv, col(math.Log2(float64(p.target))), o.Y, '┊', st.Boundary)
 	}
+	sloRow := row(p.sloP95, maxP95)
+	if haveSLO {
+		hline(cv, o.X+1, o.X+gw, sloRow, st.SLO)
+	}
 	series := func(val func(curvePoint) float64, top float64, s lipgloss.Style, mark rune) {
 		var prev canvas.Point
 		for i, cp := range plan {
@@ -221,6 +234,9 @@ func (p *curvePane) chart(sc *scratch, w, h int, st themes.Styles) []string {
 	}
 	series(func(cp curvePoint) float64 { return cp.p95 }, maxP95, st.P95, '◆')
 	series(func(cp curvePoint) float64 { return cp.tok }, maxTok, st.Good, '●')
+	if haveSLO {
+		boundLabel(cv, o.X+1, o.X+gw, sloRow, o.Y-1, "SLO p95 "+fmtMs(p.sloP95), st.SLO)
+	}
 	if p.knee != nil && p.knee.Concurrency > 0 {
 		kneeLabel(cv, col(math.Log2(float64(p.knee.Concurrency))), o.X+1, "knee c="+strconv.Itoa(p.knee.Concurrency), st.Knee)
 	}

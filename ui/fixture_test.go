@@ -220,3 +220,53 @@ func engineLevel(c int, tok float64) engine.LevelDone {
 	return engine.LevelDone{Level: engine.LevelResult{Concurrency: c, Source: engine.SourcePlan,
 		Succeeded: 10, Requests: 10, OutputTokPerS: tok, Latency: engine.Dist{Count: 10, P50: 100, P95: 120}}}
 }
+
+// sloOpts is scriptOpts with objectives and an hourly price: a p95 bound of
+// 1.5 s that levels up to c=16 meet, a TTFT bound every level to c=64
+// meets, judged at c=64; an H200 rented at $3.50 an hour.
+var sloOpts = func() Options {
+	o := scriptOpts
+	o.SLO = engine.SLO{LatencyP95Ms: 1500, TTFTP95Ms: 500, AtConcurrency: 64}
+	o.Cost = engine.Cost{PerHour: 3.5, Currency: "USD"}
+	return o
+}()
+
+// judgedScript is script with the Finished results judged and priced the
+// way the engine does when objectives and prices are configured. Goodput
+// is a plausible share of each level's throughput (the script has no
+// per-request figures).
+func judgedScript(n int, partial, finish bool, slo engine.SLO, cost engine.Cost) []engine.Event {
+	evs := script(n, partial, finish)
+	last := len(evs) - 1
+	fin, ok := evs[last].(engine.Finished)
+	if !ok {
+		return evs
+	}
+	res := fin.Results
+	levels := make([]engine.LevelResult, len(res.Levels))
+	for i, l := range res.Levels {
+		met, misses := slo.Check(l)
+		l.SLOMet, l.SLOMisses = &met, misses
+		share := 0.98
+		switch {
+		case l.Latency.P95 > slo.LatencyP95Ms && l.Latency.P50 <= slo.LatencyP95Ms:
+			share = 0.6
+		case l.Latency.P50 > slo.LatencyP95Ms:
+			share = 0.05
+		}
+		l.GoodRequests = int64(float64(l.Succeeded) * share)
+		l.GoodputRPS, l.GoodputTokPerS = l.RequestsPerS*share, l.OutputTokPerS*share
+		l.CostPerRequest, l.CostPerMOutput, _ = levelCost(cost, &l)
+		if met && l.Concurrency > res.SLOMaxConcurrency {
+			res.SLOMaxConcurrency = l.Concurrency
+		}
+		levels[i] = l
+		if l.Concurrency == slo.AtConcurrency {
+			res.SLOVerdict = &engine.SLOVerdict{AtConcurrency: l.Concurrency, Met: met, Misses: misses}
+		}
+	}
+	res.Levels = levels
+	res.SLO, res.Cost = &slo, &cost
+	evs[last] = engine.Finished{Results: res}
+	return evs
+}

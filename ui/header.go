@@ -67,6 +67,13 @@ func (m *Model) progressLine() string {
 		} else {
 			parts = append(parts, st.Subtle.Render("no knee"))
 		}
+		if !m.opts.SLO.IsZero() {
+			if c := m.sloMaxConc(); c > 0 {
+				parts = append(parts, st.SLO.Render("SLO ok to c="+strconv.Itoa(c)))
+			} else {
+				parts = append(parts, st.Warn.Render("SLO met nowhere"))
+			}
+		}
 		if m.opts.OutPath != "" {
 			parts = append(parts, kv("results →", m.opts.OutPath))
 		}

@@ -40,6 +40,7 @@ type latencyPane struct {
 	width, height int
 	samples       []sample
 	bounds        []boundary
+	slo           engine.SLO // objectives: the plotted metric's bound is drawn
 }
 
 func (p *latencyPane) setSize(w, h int) { p.width, p.height = w, h }
@@ -184,6 +185,10 @@ func (p *latencyPane) chart(sc *scratch, m metric, now time.Duration, w, h int, 
 			ymax = math.Max(ymax, s.val[m][1])
 		}
 	}
+	bound, boundText, haveBound := sloBound(p.slo, m)
+	if haveBound {
+		ymax = math.Max(ymax, bound) // the bound is always in view
+	}
 	ymax = niceCeil(ymax * 1.1)
 
 	ystep := 2
@@ -200,6 +205,10 @@ func (p *latencyPane) chart(sc *scratch, m metric, now time.Duration, w, h int, 
 	o := lc.Origin()
 	gw, gh := lc.GraphWidth(), lc.GraphHeight()
 	xs, ys := float64(gw)/maxX, float64(gh)/ymax
+	boundRow := o.Y - int(math.Round(bound*ys))
+	if haveBound {
+		hline(&lc.Canvas, o.X+1, o.X+gw, boundRow, st.SLO)
+	}
 	for _, ds := range []struct {
 		pct   int
 		line  runes.LineStyle
@@ -213,6 +222,11 @@ func (p *latencyPane) chart(sc *scratch, m metric, now time.Duration, w, h int, 
 			seq[i] = min(max(o.Y-y, 0), o.Y)
 		}
 		graph.DrawLineSequence(&lc.Canvas, first == 0, o.X+first, seq, ds.line, ds.style)
+	}
+	if haveBound {
+		// After the data (which may cross the line) and before the level
+		// boundaries, so the label only ever covers its own line.
+		boundLabel(&lc.Canvas, o.X+1, o.X+gw, boundRow, o.Y-1, boundText, st.SLO)
 	}
 	p.drawBounds(lc, xs, st)
 	return strings.Split(canvasView(&lc.Canvas), "\n")

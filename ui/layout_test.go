@@ -23,13 +23,22 @@ func states() map[string]Model {
 	withHelp, _ := running.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'?'}})
 	done := feed(base, script(9, false, true)...)
 	rl := feed(base, script(8, true, false)...)
+	slo := New(nil, &fakeCtl{}, sloOpts)
+	bound := feed(running, engine.Snapshot{At: running.snap.At + time.Second, Phase: engine.PhaseMeasuring, Target: 64,
+		InFlight: 64, LastError: "HTTP 503: overloaded", Errors: map[string]int64{"overloaded": 4},
+		LastRetryAfter: time.Second, DispatchLagP99: 31 * time.Millisecond, CPUShare: 0.97, OpenConns: 64,
+		ClientBound: true, HarnessNote: "client-bound: workers dispatch 31ms late (p99)"})
 	return map[string]Model{
-		"empty":     base,
-		"running":   running,
-		"help":      withHelp.(Model),
-		"ratelimit": rl,
-		"done":      done,
-		"replay":    NewReplay(*done.results, Options{OutPath: "x.json"}),
+		"running_slo":  feed(slo, script(6, true, false)...),
+		"done_slo":     feed(slo, judgedScript(9, false, true, sloOpts.SLO, sloOpts.Cost)...),
+		"replay_slo":   NewReplay(*feed(slo, judgedScript(9, false, true, sloOpts.SLO, sloOpts.Cost)...).results, Options{}),
+		"client_bound": bound,
+		"empty":        base,
+		"running":      running,
+		"help":         withHelp.(Model),
+		"ratelimit":    rl,
+		"done":         done,
+		"replay":       NewReplay(*done.results, Options{OutPath: "x.json"}),
 	}
 }
 
@@ -110,7 +119,9 @@ func TestCurveAxisLabelsAnyScale(t *testing.T) {
 func TestRandomFiguresNeverBreakTheFrame(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	mag := func() float64 { return math.Pow(10, rng.Float64()*9-3) }
-	m := New(nil, &fakeCtl{}, scriptOpts)
+	opts := sloOpts
+	opts.SLO.TTFTP99Ms, opts.SLO.ITLP95Ms = 0.7, 31
+	m := New(nil, &fakeCtl{}, opts)
 	at := time.Duration(0)
 	for i := range 400 {
 		if i%40 == 0 {
@@ -122,10 +133,13 @@ func TestRandomFiguresNeverBreakTheFrame(t *testing.T) {
 		d := engine.Dist{Count: int64(rng.IntN(3)), P50: mag(), P95: mag()}
 		m = feed(m, engine.Snapshot{At: at, Phase: engine.PhaseMeasuring, Target: rng.IntN(5000), InFlight: rng.IntN(5000),
 			Latency: d, TTFT: d, ITL: d, OutputTokPerS: mag(), RequestsPerS: mag(),
-			Succeeded: int64(i * 10), Failed: int64(rng.IntN(i + 1)), Errors: map[string]int64{"server_error": int64(i)}})
+			Succeeded: int64(i * 10), Failed: int64(rng.IntN(i + 1)), Errors: map[string]int64{"server_error": int64(i)},
+			ErrorShare: rng.Float64(), DispatchLagP99: time.Duration(mag() * float64(time.Millisecond)), CPUShare: rng.Float64(),
+			OpenConns: int64(rng.IntN(100000)) - 1, ClientBound: rng.IntN(3) == 0, HarnessNote: "client-bound: workers dispatch late"})
 		if i%40 == 39 {
 			m = feed(m, engine.LevelDone{Level: engine.LevelResult{Index: i / 40, Concurrency: 1 << rng.IntN(12),
 				Succeeded: 5, Requests: 6, Failed: 1, OutputTokPerS: mag(), RequestsPerS: mag(),
+				OutputTokens: int64(rng.IntN(1e6)), InputTokens: int64(rng.IntN(1e6)), DurationS: mag(),
 				Latency: engine.Dist{P50: mag(), P95: mag(), P99: mag()}}})
 		}
 		if m.err != nil {

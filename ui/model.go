@@ -75,6 +75,7 @@ func New(events <-chan engine.Event, ctl engine.Controller, opts Options) Model 
 		m.status = err.Error()
 	}
 	m.setTheme(th)
+	m.setSLO(opts.SLO)
 	m.keys.setControl(ctl != nil)
 	m.redraw()
 	return m
@@ -133,4 +134,11 @@ func (m *Model) setTheme(th themes.Theme) {
 	m.help.Styles.FullDesc = m.styles.HelpDesc
 	m.help.Styles.FullSeparator = m.styles.HelpSep
 	m.help.Styles.Ellipsis = m.styles.HelpSep
+}
+
+// setSLO sets the objectives the charts draw and levels are judged by.
+func (m *Model) setSLO(s engine.SLO) {
+	m.opts.SLO = s
+	m.latency.slo = s
+	m.curve.sloP95 = s.LatencyP95Ms
 }

@@ -36,6 +36,98 @@ var summaryColumns = []column{
 	}},
 }
 
+// columns are the summary's columns for this run: the standard ones, with
+// the SLO verdict and goodput (output tok/s and req/s of requests meeting
+// every objective) when objectives are set and the cost per
+// million output tokens and per request when prices are.
+func (m *Model) columns() []column {
+	cols := append([]column(nil), summaryColumns...)
+	if !m.opts.SLO.IsZero() {
+		// Goodput needs every request's figures: only the engine has them.
+		engineJudged := m.results != nil && m.results.SLO != nil
+		cols = append(cols,
+			column{"SLO", 4, 1, func(l *engine.LevelResult, _ int) string {
+				switch {
+				case l.SLOMet == nil:
+					return "–"
+				case *l.SLOMet:
+					return "ok"
+				}
+				return "miss"
+			}},
+			column{"goodput", 8, 3, func(l *engine.LevelResult, _ int) string {
+				if !engineJudged {
+					return "–"
+				}
+				return fmtRate(l.GoodputTokPerS)
+			}},
+			column{"good/s", 7, 7, func(l *engine.LevelResult, _ int) string {
+				if !engineJudged {
+					return "–"
+				}
+				return fmtRate(l.GoodputRPS)
+			}})
+	}
+	if c := m.opts.Cost; !c.IsZero() {
+		sym := currencySymbol(c.Currency)
+		cols = append(cols,
+			column{sym + "/Mout", 7, 3, func(l *engine.LevelResult, _ int) string {
+				if _, perM, ok := levelCost(c, l); ok {
+					return fmtMoney(perM)
+				}
+				return "–"
+			}},
+			column{sym + "/req", 8, 6, func(l *engine.LevelResult, _ int) string {
+				if perReq, _, ok := levelCost(c, l); ok {
+					return fmtMoney(perReq)
+				}
+				return "–"
+			}})
+	}
+	return cols
+}
+
+// sloMaxConc is the highest planned concurrency meeting every objective:
+// the engine's figure once it has judged the run, else the UI's own.
+func (m *Model) sloMaxConc() int {
+	if m.results != nil && m.results.SLO != nil {
+		return m.results.SLOMaxConcurrency
+	}
+	return sloMax(m.curve.levels)
+}
+
+// sloLine says where the objectives held and the verdict at the
+// concurrency they must hold at; "" without objectives.
+func (m *Model) sloLine() string {
+	if m.opts.SLO.IsZero() {
+		return ""
+	}
+	st := m.styles
+	var parts []string
+	if c := m.sloMaxConc(); c > 0 {
+		parts = append(parts, st.SLO.Render("SLO met up to c="+strconv.Itoa(c)))
+	} else {
+		parts = append(parts, st.Warn.Render("no planned level met every SLO"))
+	}
+	if m.results != nil && m.results.SLOVerdict != nil {
+		v := m.results.SLOVerdict
+		at := "at c=" + strconv.Itoa(v.AtConcurrency) + ": "
+		switch {
+		case v.Note != "":
+			parts = append(parts, st.Subtle.Render(at+oneLine(v.Note)))
+		case v.Met:
+			parts = append(parts, st.Good.Render(at+"met"))
+		default:
+			txt := at + "missed"
+			if len(v.Misses) > 0 {
+				txt += " (" + oneLine(strings.Join(v.Misses, "; ")) + ")"
+			}
+			parts = append(parts, st.Warn.Render(txt))
+		}
+	}
+	return strings.Join(parts, st.Subtle.Render(" · "))
+}
+
 // kneeTag marks the knee's row.
 const kneeTag = " ◀ knee"
 
@@ -51,10 +143,11 @@ func (m *Model) summaryView(w, n int) []string {
 	}
 
 	// Pick the columns that fit, by priority, keep them in table order.
-	cols := make([]column, 0, len(summaryColumns))
+	all := m.columns()
+	cols := make([]column, 0, len(all))
 	budget := w - len([]rune(kneeTag))
 	for prio := 0; prio <= 9; prio++ {
-		for _, c := range summaryColumns {
+		for _, c := range all {
 			if c.prio == prio && c.width+1 <= budget {
 				cols = append(cols, c)
 				budget -= c.width + 1
@@ -62,7 +155,7 @@ func (m *Model) summaryView(w, n int) []string {
 		}
 	}
 	order := map[string]int{}
-	for i, c := range summaryColumns {
+	for i, c := range all {
 		order[c.title] = i
 	}
 	sort.SliceStable(cols, func(i, j int) bool { return order[cols[i].title] < order[cols[j].title] })
@@ -95,6 +188,9 @@ func (m *Model) summaryView(w, n int) []string {
 		foot = append(foot, st.Subtle.Render("no knee: "+oneLine(m.results.KneeNote)))
 	} else {
 		foot = append(foot, st.Subtle.Render("no knee found"))
+	}
+	if line := m.sloLine(); line != "" {
+		foot = append(foot, line)
 	}
 	var res []string
 	if m.opts.OutPath != "" {

@@ -15,7 +15,10 @@ import (
 const maxBarCells = 72
 
 // throughputView is one line: the live output tok/s as a bar against the
-// best finished level so far, with req/s.
+// best finished level so far, with req/s, the best level, the highest
+// concurrency meeting the SLOs so far and, with an hourly price, what a
+// million output tokens cost at the current rate. On a narrow terminal the
+// extras give way (last listed first) before the bar does.
 func (m *Model) throughputView(w int) string {
 	st := m.styles
 	cur := m.snap.OutputTokPerS
@@ -26,16 +29,45 @@ func (m *Model) throughputView(w int) string {
 		}
 	}
 	label := st.PaneTitle.Render("Throughput ")
-	text := " " + st.Value.Render(fmtRate(cur)) + st.Subtle.Render(" tok/s · ") +
-		st.Value.Render(fmtRate(m.snap.RequestsPerS)) + st.Subtle.Render(" req/s")
+	sep := st.Subtle.Render(" · ")
+	head := " " + st.Value.Render(fmtRate(cur)) + st.Subtle.Render(" tok/s")
+	// extras in order of display, with the rank at which each gives way
+	// (highest first).
+	type extra struct {
+		text string
+		rank int
+	}
+	extras := []extra{{st.Value.Render(fmtRate(m.snap.RequestsPerS)) + st.Subtle.Render(" req/s"), 4}}
 	if bestC > 0 {
-		text += st.Subtle.Render(" · best ") + st.Good.Render(fmtRate(best)) + st.Subtle.Render(" @ c="+strconv.Itoa(bestC))
+		extras = append(extras, extra{st.Subtle.Render("best ") + st.Good.Render(fmtRate(best)) + st.Subtle.Render(" @ c="+strconv.Itoa(bestC)), 3})
 	}
-	barW := min(w-ansi.StringWidth(label)-ansi.StringWidth(text), maxBarCells)
-	if barW < 8 {
-		return ellipsize(label+text, w)
+	if !m.opts.SLO.IsZero() && len(m.curve.levels) > 0 {
+		txt := "SLO met nowhere yet"
+		if c := sloMax(m.curve.levels); c > 0 {
+			txt = "SLO ok to c=" + strconv.Itoa(c)
+		}
+		extras = append(extras, extra{st.SLO.Render(txt), 1})
 	}
-	return label + bar(cur, math.Max(cur, best), barW, st) + text
+	if v, ok := liveCostPerMOut(m.opts.Cost, cur); ok {
+		extras = append(extras, extra{st.Value.Render(currencySymbol(m.opts.Cost.Currency)+fmtMoney(v)) + st.Subtle.Render("/M out"), 2})
+	}
+	compose := func(upTo int) string {
+		text := head
+		for _, e := range extras {
+			if e.rank <= upTo {
+				text += sep + e.text
+			}
+		}
+		return text
+	}
+	for rank := 4; rank >= 0; rank-- {
+		text := compose(rank)
+		barW := min(w-ansi.StringWidth(label)-ansi.StringWidth(text), maxBarCells)
+		if barW >= 8 {
+			return label + bar(cur, math.Max(cur, best), barW, st) + text
+		}
+	}
+	return ellipsize(label+compose(4), w)
 }
 
 // bar draws v out of top in w cells with eighth-block precision.

@@ -131,10 +131,21 @@ func (m *Model) apply(ev engine.Event) {
 			m.status = fmt.Sprintf("level %d/%d started: c=%d", e.PlanIndex+1, m.planLen(), e.Concurrency)
 		}
 	case engine.LevelDone:
-		l := e.Level
+		// The engine judges SLOs only in the final results, so live the
+		// level is judged here with the same objectives.
+		l := judge(m.opts.SLO, e.Level)
 		m.curve.addLevel(l)
 		m.status = fmt.Sprintf("c=%d done: %s tok/s · p95 %s · %s errors",
 			l.Concurrency, fmtRate(l.OutputTokPerS), fmtMs(l.Latency.P95), fmtPct(l.ErrorShare()))
+		switch {
+		case l.SLOMet == nil:
+		case *l.SLOMet:
+			m.status += " · SLO met"
+		case len(l.SLOMisses) > 0:
+			m.status += " · SLO missed: " + l.SLOMisses[0]
+		default:
+			m.status += " · SLO missed"
+		}
 	case engine.KneeFound:
 		k := e.Knee
 		m.knee = &k
@@ -152,6 +163,22 @@ func (m *Model) apply(ev engine.Event) {
 // finish switches to the finished view; the results are authoritative for
 // levels and knee.
 func (m *Model) finish(res engine.Results) {
+	// Objectives and prices recorded with the results stand in for
+	// options that did not give them (a replay, usually).
+	if m.opts.SLO.IsZero() && res.SLO != nil {
+		m.setSLO(*res.SLO)
+	}
+	if m.opts.Cost.IsZero() && res.Cost != nil {
+		m.opts.Cost = *res.Cost
+	}
+	if res.SLO == nil && !m.opts.SLO.IsZero() {
+		// Results judged without objectives: judge them here, on a copy.
+		levels := make([]engine.LevelResult, len(res.Levels))
+		for i, l := range res.Levels {
+			levels[i] = judge(m.opts.SLO, l)
+		}
+		res.Levels = levels
+	}
 	m.results = &res
 	m.done = true
 	m.curve.setLevels(res.Levels)
