@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -39,6 +40,11 @@ func readWhole(br *bufio.Reader, tr *engine.Trace) outcome {
 	now := time.Now()
 	if err != nil {
 		return outcome{readErr: err, stage: " while reading the response body"}
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		// An empty 200 (a proxy that lost the upstream, a crashed worker)
+		// is not "malformed", it is nothing: say so.
+		return outcome{failure: streamFailure("empty response body (200 with no completion)")}
 	}
 	info, err := scanChunk(body)
 	if err != nil {

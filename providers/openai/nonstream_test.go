@@ -1,8 +1,12 @@
 package openai
 
 import (
+	"bufio"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kneepoint/kneepoint/engine"
 )
 
 func TestNonStreaming(t *testing.T) {
@@ -41,5 +45,16 @@ func TestNonStreaming(t *testing.T) {
 				within(t, "TTFT", tr.TTFT(), tt.ttft, 5*time.Millisecond, 15*time.Millisecond)
 			}
 		})
+	}
+}
+
+// TestEmptyBodySaysEmpty: a 200 with no body is reported as empty, not as
+// a malformed body quoting "".
+func TestEmptyBodySaysEmpty(t *testing.T) {
+	for _, body := range []string{"", " \r\n"} {
+		f := readWhole(bufio.NewReader(strings.NewReader(body)), &engine.Trace{}).failure
+		if f == nil || f.Class != engine.ClassStream || !strings.Contains(f.Message, "empty response body") {
+			t.Errorf("body %q: failure %v, want an empty-body stream failure", body, f)
+		}
 	}
 }
