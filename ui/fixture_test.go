@@ -159,6 +159,7 @@ func script(n int, partial, finish bool) []engine.Event {
 			OutputTokens: int64(l.tok * 6), InputTokens: requests * 512,
 			OutputTokPerS: l.tok, RequestsPerS: l.tok / 256,
 			MeanInFlight: float64(l.c) * 0.99, LittleInFlight: float64(l.c) * 0.98,
+			DispatchLagMs: 0.2 + 0.004*float64(l.c),
 		}
 		levels = append(levels, lr)
 		evs = append(evs, engine.LevelDone{Level: lr})

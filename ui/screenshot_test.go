@@ -8,9 +8,10 @@ import (
 )
 
 // TestScreenshot prints the scripted sweep for a look at a size, mid-run
-// after UI_LEVELS levels and then finished:
+// after UI_LEVELS levels and then finished; UI_SLO=1 adds objectives and
+// an hourly price:
 //
-//	UI_SHOT=120x40 UI_LEVELS=6 go test ./ui -run TestScreenshot -v
+//	UI_SHOT=120x40 UI_LEVELS=6 UI_SLO=1 go test ./ui -run TestScreenshot -v
 func TestScreenshot(t *testing.T) {
 	if os.Getenv("UI_SHOT") == "" {
 		t.Skip("set UI_SHOT=WxH")
@@ -21,10 +22,14 @@ func TestScreenshot(t *testing.T) {
 	if n == 0 {
 		n = 6
 	}
-	m := sized(New(nil, &fakeCtl{}, scriptOpts), w, h)
+	opts, all := scriptOpts, script(9, false, true)
+	if os.Getenv("UI_SLO") != "" {
+		opts, all = sloOpts, judgedScript(9, false, true, sloOpts.SLO, sloOpts.Cost)
+	}
+	m := sized(New(nil, &fakeCtl{}, opts), w, h)
 	m = feed(m, script(n, true, false)...)
 	fmt.Println(m.View())
 	fmt.Println("-----")
-	m = feed(m, script(9, false, true)[len(script(n, true, false)):]...)
+	m = feed(m, all[len(script(n, true, false)):]...)
 	fmt.Println(m.View())
 }

@@ -34,6 +34,9 @@ var summaryColumns = []column{
 	{"inflt", 6, 7, func(l *engine.LevelResult, _ int) string {
 		return strconv.FormatFloat(l.MeanInFlight, 'f', 1, 64)
 	}},
+	// The harness's p99 dispatch lag: a large one means the generator,
+	// not the server, limited the level.
+	{"lag99", 7, 8, func(l *engine.LevelResult, _ int) string { return fmtMs(l.DispatchLagMs) }},
 }
 
 // columns are the summary's columns for this run: the standard ones, with
