@@ -184,6 +184,7 @@ func (c cli) sweep(args []string) int {
 			Theme: cfg.UI.Theme, NoColor: c.getenv("NO_COLOR") != "",
 			OutPath: strings.Join(cfg.Output.Files, ", "), Target: target,
 			Plan: cfg.Plan(), Workload: cfg.EngineWorkload(),
+			SLO: cfg.EngineSLO(), Cost: cfg.EngineCost(),
 		})
 		if err != nil {
 			// ui.Run stops the run and waits for its results, so what was
@@ -461,7 +462,6 @@ func (c cli) replay(args []string) int {
 	}
 	opts := ui.Options{Theme: *theme, NoColor: c.getenv("NO_COLOR") != "", Target: res.Target,
 		Workload: res.Workload, OutPath: fs.Arg(0)}
-	// TODO(lead): pass res.SLO and res.Cost once ui.Options has them.
 	if err := ui.RunReplay(context.Background(), res, opts); err != nil {
 		return c.fail(err)
 	}

@@ -20,9 +20,10 @@ type KneeRule struct {
 	// FlatElasticity: a soft trigger whose throughput elasticity is below
 	// this while latency grows nearly in proportion (elasticity above
 	// FlatLatElasticity) confirms on its own. That is Little's law at
-	// saturation (R ∝ C/X): more clients only queue. Noise of ±5% in
-	// throughput over a doubling moves the elasticity by ±0.07, so a still
-	// growing level (elasticity >= 0.2) does not read as flat.
+	// saturation (R ∝ C/X): more clients only queue. With windows of a few
+	// hundred requests, throughput noise is a few percent, moving an
+	// elasticity over a doubling by about ±0.05, so a level still growing
+	// at the soft threshold (0.2) does not read as flat.
 	FlatElasticity    float64
 	FlatLatElasticity float64
 }
@@ -37,7 +38,7 @@ func DefaultKneeRule() KneeRule {
 		PlateauShare:      0.05,
 		SoftToConfirm:     2,
 		RateLimitShare:    0.01,
-		FlatElasticity:    0.05,
+		FlatElasticity:    0.10,
 		FlatLatElasticity: 0.80,
 	}
 }

@@ -45,7 +45,7 @@ func TestDetectKnee(t *testing.T) {
 	}{
 		{"NIM Llama-3.1-8B published sweep", curve(nimC, nimX), 100, "capacity", "soft"},
 		{"linear: no knee", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 800}), 0, "", ""},
-		{"one soft step is not enough", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 420}), 0, "", ""},
+		{"one soft step is not enough", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 440}), 0, "", ""},
 		{"throughput collapse is hard", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 300}), 4, "capacity", "hard"},
 		{"errors past 2% are hard", curve([]int{1, 2, 4, 8}, []float64{100, 200, 400, 790}, 0, 0, 0, 50), 4, "errors", "hard"},
 		{"flat from the start", curve([]int{1, 2, 4, 8}, []float64{100, 101, 102, 103}), 1, "capacity", "flat"},

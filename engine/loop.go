@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -91,7 +92,7 @@ func (r *Run) hold(ctx, wctx context.Context, c int, source string, planIdx int)
 	if c != prev {
 		r.change(prev, c, source, "")
 	}
-	r.setTarget(wctx, c, warm/2)
+	r.setTarget(wctx, c, warm/3)
 	r.pub.send(LevelStarted{Index: len(r.levels), Concurrency: c, Source: source, PlanIndex: planIdx, At: now.Sub(r.start)})
 
 	ph := phaseClock{phase: PhaseWarmup, began: now, length: warm}
@@ -215,26 +216,41 @@ type phaseClock struct {
 // maxWarmup bounds the adaptive warmup.
 const maxWarmup = time.Minute
 
-// warmupFor is the warmup before a level at concurrency c: at least the
-// plan's, and at least about one request latency at the new level, which is
-// estimated from the last level's mean latency scaled by the step in
-// concurrency (past saturation latency grows in proportion). New workers
-// ramp in over the first half of it.
+// warmupFor is the warmup before a level at concurrency c. New workers ramp
+// in over its first third (see setTarget); the rest is one request latency
+// at the new level, so every request that completes inside the window
+// started after the ramp, in steady state. Requests started during the ramp
+// saw a lighter load and would flatter the level.
+//
+// The latency at the new level is predicted from the last level's mean
+// latency and the latency elasticity of the last step: R grows as C^e,
+// e ≈ 0 before saturation and → 1 past it (Little's law, R = C/X). The
+// warmup is at least the plan's and at most maxWarmup.
 func (r *Run) warmupFor(c int) time.Duration {
 	w := r.plan.Warmup
 	if w <= 0 {
 		return 0
 	}
-	for i := len(r.levels) - 1; i >= 0; i-- {
-		l := r.levels[i]
-		if l.Succeeded == 0 {
-			continue
+	var ok []LevelResult
+	for _, l := range r.levels {
+		if l.Succeeded > 0 && l.Latency.Mean > 0 {
+			ok = append(ok, l)
 		}
-		ratio := min(max(float64(c)/float64(l.Concurrency), 1), 2)
-		est := time.Duration(l.Latency.Mean * ratio * float64(time.Millisecond))
-		return min(max(w, est), maxWarmup)
 	}
-	return w
+	if len(ok) == 0 {
+		return w
+	}
+	last := ok[len(ok)-1]
+	e := 1.0
+	if len(ok) > 1 {
+		prev := ok[len(ok)-2]
+		if v := elasticity(prev.Latency.Mean, last.Latency.Mean, prev.Concurrency, last.Concurrency); !math.IsNaN(v) {
+			e = min(max(v, 0), 1)
+		}
+	}
+	ratio := max(float64(c)/float64(last.Concurrency), 1)
+	est := time.Duration(last.Latency.Mean * math.Pow(ratio, e) * float64(time.Millisecond))
+	return min(max(w, est*3/2), maxWarmup)
 }
 
 // change records a change of target concurrency.
