@@ -109,6 +109,44 @@ func syntheticMessages(cfg *config, vocab []string, seed int64, id uint64, promp
 	return msgs
 }
 
+// appendSyntheticMessages appends the JSON array syntheticMessages would
+// marshal to, with the same words, without building the messages first.
+// Vocabulary words are plain ASCII letters (newVocab's test checks), so
+// only the configured system prompt needs escaping.
+func appendSyntheticMessages(b []byte, cfg *config, vocab []string, seed int64, id uint64, promptTokens int) []byte {
+	b = append(b, '[')
+	shared := min(cfg.sharedPrefix, max(promptTokens-1, 0))
+	if cfg.systemPrompt != "" || shared > 0 {
+		b = append(b, `{"role":"system","content":`...)
+		b = appendJSONString(b, cfg.systemPrompt)
+		b = b[:len(b)-1] // reopen the string
+		if shared > 0 {
+			if cfg.systemPrompt != "" {
+				b = append(b, `\n\n`...)
+			}
+			r := newRNG(seed, ^uint64(0)) // the same for every request
+			b = appendWords(b, vocab, &r, shared)
+		}
+		b = append(b, `"},`...)
+	}
+	n := max(promptTokens-shared, 1)
+	r := newRNG(seed, id)
+	b = append(b, `{"role":"user","content":"`...)
+	b = appendWords(b, vocab, &r, n)
+	return append(b, `"}]`...)
+}
+
+// appendWords is words for a byte slice.
+func appendWords(b []byte, vocabulary []string, r *rng, n int) []byte {
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, vocabulary[r.next()%uint64(len(vocabulary))]...)
+	}
+	return b
+}
+
 // promptLine is one recorded request from a prompts file. messages is kept
 // as raw JSON so multi-part content and tool messages pass through intact.
 type promptLine struct {
@@ -147,7 +185,14 @@ func loadPrompts(path string) ([]promptLine, error) {
 			if err := json.Unmarshal(rec.Messages, &msgs); err != nil || len(msgs) == 0 {
 				return nil, fmt.Errorf("prompts_file %s line %d: messages must be a non-empty array", path, n)
 			}
-			pl.messages = append(json.RawMessage(nil), rec.Messages...)
+			// Compacted and HTML-escaped once here, as json.Marshal would
+			// on every request, so body can append the bytes as they are.
+			var c, e bytes.Buffer
+			if err := json.Compact(&c, rec.Messages); err != nil {
+				return nil, fmt.Errorf("prompts_file %s line %d: %v", path, n, err)
+			}
+			json.HTMLEscape(&e, c.Bytes())
+			pl.messages = e.Bytes()
 		case rec.Prompt != nil:
 			m, _ := json.Marshal([]goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleUser, Content: *rec.Prompt}})
 			pl.messages = m
