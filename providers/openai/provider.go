@@ -71,10 +71,11 @@ func New(opts ...Option) (*Provider, error) {
 	case cfg.maxTokensField != "max_tokens" && cfg.maxTokensField != "max_completion_tokens":
 		return nil, fmt.Errorf("max_tokens_field: %q is neither max_tokens nor max_completion_tokens", cfg.maxTokensField)
 	}
+	root, rawQuery := splitQuery(base)
 	p := &Provider{
 		cfg:     cfg,
 		base:    base,
-		chatURL: base + "/chat/completions",
+		chatURL: withQuery(root+"/chat/completions", rawQuery),
 		red:     newRedactor(cfg.apiKey, base),
 		vocab:   newVocab(),
 	}
@@ -100,8 +101,12 @@ func New(opts ...Option) (*Provider, error) {
 		}
 	}
 	oc := goopenai.DefaultConfig(cfg.apiKey)
-	oc.BaseURL = base
+	oc.BaseURL = root
 	oc.HTTPClient = p.client
+	if rawQuery != "" {
+		q, _ := url.ParseQuery(rawQuery) // normaliseBaseURL produced it
+		oc.HTTPClient = queryDoer{client: p.client, query: q}
+	}
 	p.oa = goopenai.NewClientWithConfig(oc)
 	p.readers.New = func() any { return bufio.NewReaderSize(nil, readBufSize) }
 	return p, nil
