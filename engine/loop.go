@@ -92,7 +92,7 @@ func (r *Run) hold(ctx, wctx context.Context, c int, source string, planIdx int)
 	if c != prev {
 		r.change(prev, c, source, "")
 	}
-	r.setTarget(wctx, c, warm/3)
+	r.setTarget(wctx, c, warm/2)
 	r.pub.send(LevelStarted{Index: len(r.levels), Concurrency: c, Source: source, PlanIndex: planIdx, At: now.Sub(r.start)})
 
 	ph := phaseClock{phase: PhaseWarmup, began: now, length: warm}
@@ -216,11 +216,16 @@ type phaseClock struct {
 // maxWarmup bounds the adaptive warmup.
 const maxWarmup = time.Minute
 
-// warmupFor is the warmup before a level at concurrency c. New workers ramp
-// in over its first third (see setTarget); the rest is one request latency
-// at the new level, so every request that completes inside the window
-// started after the ramp, in steady state. Requests started during the ramp
-// saw a lighter load and would flatter the level.
+// warmupFor is the warmup before a level at concurrency c: two request
+// latencies at the new level. New workers ramp in over the first (see
+// setTarget), their first requests spread over one full cycle so that
+// completions arrive evenly: in a closed loop of equal-length requests the
+// phases set at the ramp persist, and a ramp shorter than the new latency
+// leaves completions bunched into waves that a window samples unevenly.
+// (Workers already running need no respreading: a request x% done when the
+// load rises finishes (1-x) of the new latency later, evenly spread.) The
+// second latency lets every request started during the ramp, under a
+// lighter load that would flatter the level, finish before the window.
 //
 // The latency at the new level is predicted from the last level's mean
 // latency and the latency elasticity of the last step: R grows as C^e,
@@ -250,7 +255,7 @@ func (r *Run) warmupFor(c int) time.Duration {
 	}
 	ratio := max(float64(c)/float64(last.Concurrency), 1)
 	est := time.Duration(last.Latency.Mean * math.Pow(ratio, e) * float64(time.Millisecond))
-	return min(max(w, est*3/2), maxWarmup)
+	return min(max(w, 2*est), maxWarmup)
 }
 
 // change records a change of target concurrency.
