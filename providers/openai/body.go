@@ -65,7 +65,7 @@ func (p *Provider) body(seed int64, id uint64, promptTokens, maxTokens int) ([]b
 			maxTokens = pl.maxTokens
 		}
 	} else {
-		b = appendSyntheticMessages(b, &p.cfg, p.vocab, seed, id, promptTokens)
+		b = appendSyntheticMessages(b, &p.cfg, p.vocab, p.packed, seed, id, promptTokens)
 	}
 	if maxTokens != 0 {
 		if p.cfg.maxTokensField == "max_completion_tokens" {

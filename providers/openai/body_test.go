@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -85,6 +86,26 @@ func TestVocabNeedsNoEscaping(t *testing.T) {
 		if q := appendJSONString(nil, w); string(q) != `"`+w+`"` {
 			t.Errorf("vocabulary word %q needs escaping", w)
 		}
+	}
+	if packWords(newVocab()) == nil {
+		t.Error("a vocabulary word is too long to pack: appendWords falls back to copying")
+	}
+}
+
+func TestAppendWordsPackedAndCopied(t *testing.T) {
+	vocab := newVocab()
+	for _, n := range []int{0, 1, 2, 150} {
+		r1, r2, r3 := newRNG(3, 9), newRNG(3, 9), newRNG(3, 9)
+		var sb strings.Builder
+		words(&sb, vocab, &r1, n)
+		packed := appendWords([]byte("x"), vocab, packWords(vocab), &r2, n)
+		copied := appendWords([]byte("x"), vocab, nil, &r3, n)
+		if want := "x" + sb.String(); string(packed) != want || string(copied) != want {
+			t.Errorf("n=%d: packed %q, copied %q, want %q", n, packed, copied, want)
+		}
+	}
+	if packWords([]string{"toolongword"}) != nil {
+		t.Error("packWords accepted a word over 7 bytes")
 	}
 }
 

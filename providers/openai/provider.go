@@ -34,7 +34,8 @@ type Provider struct {
 	extras  map[string]json.RawMessage
 	prompts []promptLine
 	vocab   []string
-	readers sync.Pool // *bufio.Reader, reused across requests
+	packed  []packedWord // vocab for appendWords
+	readers sync.Pool    // *bufio.Reader, reused across requests
 }
 
 var (
@@ -79,6 +80,7 @@ func New(opts ...Option) (*Provider, error) {
 		red:     newRedactor(cfg.apiKey, base),
 		vocab:   newVocab(),
 	}
+	p.packed = packWords(p.vocab)
 	if cfg.apiKey != "" {
 		p.auth = "Bearer " + cfg.apiKey
 	}

@@ -3,9 +3,11 @@ package openai
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -113,7 +115,7 @@ func syntheticMessages(cfg *config, vocab []string, seed int64, id uint64, promp
 // marshal to, with the same words, without building the messages first.
 // Vocabulary words are plain ASCII letters (newVocab's test checks), so
 // only the configured system prompt needs escaping.
-func appendSyntheticMessages(b []byte, cfg *config, vocab []string, seed int64, id uint64, promptTokens int) []byte {
+func appendSyntheticMessages(b []byte, cfg *config, vocab []string, packed []packedWord, seed int64, id uint64, promptTokens int) []byte {
 	b = append(b, '[')
 	shared := min(cfg.sharedPrefix, max(promptTokens-1, 0))
 	if cfg.systemPrompt != "" || shared > 0 {
@@ -125,26 +127,66 @@ func appendSyntheticMessages(b []byte, cfg *config, vocab []string, seed int64, 
 				b = append(b, `\n\n`...)
 			}
 			r := newRNG(seed, ^uint64(0)) // the same for every request
-			b = appendWords(b, vocab, &r, shared)
+			b = appendWords(b, vocab, packed, &r, shared)
 		}
 		b = append(b, `"},`...)
 	}
 	n := max(promptTokens-shared, 1)
 	r := newRNG(seed, id)
 	b = append(b, `{"role":"user","content":"`...)
-	b = appendWords(b, vocab, &r, n)
+	b = appendWords(b, vocab, packed, &r, n)
 	return append(b, `"}]`...)
 }
 
-// appendWords is words for a byte slice.
-func appendWords(b []byte, vocabulary []string, r *rng, n int) []byte {
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ' ')
+// packedWord is a vocabulary word followed by a space, packed little-endian
+// into 8 bytes (every word is at most 7 letters; packWords checks), so
+// appending one is a single 8-byte store instead of a copy call: building
+// the prompt was most of the cost of a request body.
+type packedWord struct {
+	bits uint64
+	n    int
+}
+
+// packWords packs the vocabulary; it returns nil if a word does not fit,
+// and appendWords then falls back to copying.
+func packWords(vocab []string) []packedWord {
+	out := make([]packedWord, len(vocab))
+	for i, w := range vocab {
+		if len(w) > 7 {
+			return nil
 		}
-		b = append(b, vocabulary[r.next()%uint64(len(vocabulary))]...)
+		var buf [8]byte
+		copy(buf[:], w)
+		buf[len(w)] = ' '
+		out[i] = packedWord{bits: binary.LittleEndian.Uint64(buf[:]), n: len(w) + 1}
 	}
-	return b
+	return out
+}
+
+// appendWords appends the same n words words would, separated by spaces.
+func appendWords(b []byte, vocab []string, packed []packedWord, r *rng, n int) []byte {
+	if n <= 0 {
+		return b
+	}
+	if len(packed) != len(vocab) {
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, vocab[r.next()%uint64(len(vocab))]...)
+		}
+		return b
+	}
+	b = slices.Grow(b, 8*n)
+	l := len(b)
+	out := b[:l+8*n]
+	size := uint64(len(packed))
+	for i := 0; i < n; i++ {
+		w := packed[r.next()%size]
+		binary.LittleEndian.PutUint64(out[l:l+8], w.bits)
+		l += w.n
+	}
+	return out[:l-1] // drop the last word's space
 }
 
 // promptLine is one recorded request from a prompts file. messages is kept
