@@ -36,7 +36,7 @@ type wholeResponse struct {
 // are estimated as whitespace-separated words (about one token per common
 // English word) plus one per tool call, and marked estimated.
 func readWhole(br *bufio.Reader, tr *engine.Trace) outcome {
-	body, err := io.ReadAll(io.LimitReader(br, maxBody))
+	body, err := readBody(br)
 	now := time.Now()
 	if err != nil {
 		return outcome{readErr: err, stage: " while reading the response body"}
@@ -64,7 +64,25 @@ func readWhole(br *bufio.Reader, tr *engine.Trace) outcome {
 	if info.usage {
 		tr.Usage(info.promptTokens, info.completionTokens)
 	}
-	return outcome{}
+	return outcome{eof: true}
+}
+
+// readBody reads the whole body. One that fits in the read buffer (the
+// usual case) is returned in place, valid until br is next used; a larger
+// one is copied out, up to maxBody.
+func readBody(br *bufio.Reader) ([]byte, error) {
+	for {
+		b, err := br.Peek(br.Buffered() + 1)
+		switch err {
+		case nil:
+			continue // more arrived; keep filling
+		case io.EOF:
+			return b, nil
+		case bufio.ErrBufferFull:
+			return io.ReadAll(io.LimitReader(br, maxBody))
+		}
+		return nil, err
+	}
 }
 
 func estimateTokens(body []byte) int {

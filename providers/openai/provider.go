@@ -35,6 +35,7 @@ type Provider struct {
 	prompts []promptLine
 	vocab   []string
 	packed  []packedWord // vocab for appendWords
+	header  http.Header  // request headers, shared read-only by all requests
 	readers sync.Pool    // *bufio.Reader, reused across requests
 }
 
@@ -83,6 +84,13 @@ func New(opts ...Option) (*Provider, error) {
 	p.packed = packWords(p.vocab)
 	if cfg.apiKey != "" {
 		p.auth = "Bearer " + cfg.apiKey
+	}
+	p.header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+	if cfg.stream {
+		p.header["Accept"] = []string{"text/event-stream"}
+	}
+	if p.auth != "" {
+		p.header["Authorization"] = []string{p.auth}
 	}
 	if p.extras, err = encodeExtras(cfg.extraBody); err != nil {
 		return nil, err
@@ -176,23 +184,18 @@ func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace)
 	}
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	var timer *time.Timer // the request timeout, reused to bound the drain
 	if p.cfg.timeout > 0 {
-		t := time.AfterFunc(p.cfg.timeout, func() { cancel(errRequestTimeout) })
-		defer t.Stop()
+		timer = time.AfterFunc(p.cfg.timeout, func() { cancel(errRequestTimeout) })
+		defer timer.Stop()
 	}
 	hr, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.chatURL, bytes.NewReader(body))
 	if err != nil {
 		return &engine.Failure{Class: engine.ClassOther, Message: p.message(err.Error())}
 	}
-	hr.Header.Set("Content-Type", "application/json")
-	if p.cfg.stream {
-		hr.Header.Set("Accept", "text/event-stream")
-	} else {
-		hr.Header.Set("Accept", "application/json")
-	}
-	if p.auth != "" {
-		hr.Header.Set("Authorization", p.auth)
-	}
+	// The same headers for every request, built once in New: net/http
+	// never modifies a request's Header (redirects get copies).
+	hr.Header = p.header
 
 	// The clock starts just before the client call, as in vLLM's
 	// benchmark: connection setup (a fresh dial when the server closed the
@@ -237,7 +240,9 @@ func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace)
 		out.failure.Message = p.message(out.failure.Message)
 		return out.failure
 	}
-	p.drain(br, cancel)
+	if !out.eof {
+		p.drain(br, cancel, timer)
+	}
 	return nil
 }
 
@@ -248,18 +253,28 @@ type outcome struct {
 	failure *engine.Failure
 	readErr error
 	stage   string
+	eof     bool // the body was read to its end: nothing to drain
 }
 
 // drain reads what is left of a finished response (normally just the
 // chunked-encoding terminator) so the connection returns to the pool, but
-// gives up after drainWait.
-func (p *Provider) drain(body io.Reader, cancel context.CancelCauseFunc) {
-	t := time.AfterFunc(drainWait, func() { cancel(nil) })
-	defer t.Stop()
+// gives up after drainWait. timeout, when not nil, is the request's
+// timeout timer, re-armed for drainWait instead of starting another.
+func (p *Provider) drain(body io.Reader, cancel context.CancelCauseFunc, timeout *time.Timer) {
+	if timeout != nil {
+		timeout.Reset(drainWait)
+	} else {
+		t := time.AfterFunc(drainWait, func() { cancel(nil) })
+		defer t.Stop()
+	}
 	_, _ = io.CopyN(io.Discard, body, 64<<10)
 }
 
 func mediaType(ct string) string {
+	switch ct { // the usual values, without parsing (and allocating)
+	case "text/event-stream", "application/json":
+		return ct
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return strings.ToLower(strings.TrimSpace(ct))
