@@ -56,7 +56,7 @@ func (p *Provider) httpFailure(resp *http.Response) *engine.Failure {
 		Status:     resp.StatusCode,
 		Message:    p.message(describeBody(resp.StatusCode, resp.Header.Get("Content-Type"), body)),
 		RetryAfter: retryAfter(resp.Header, resp.StatusCode, time.Now()),
-		Headers:    rateHeaders(resp.Header),
+		Headers:    p.red.cleanValues(rateHeaders(resp.Header)),
 	}
 }
 

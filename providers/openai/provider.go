@@ -209,7 +209,7 @@ func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return p.httpFailure(resp)
 	}
-	if h := rateHeaders(resp.Header); h != nil {
+	if h := p.red.cleanValues(rateHeaders(resp.Header)); h != nil {
 		tr.RateLimit(engine.RateHeaders{RetryAfter: retryAfter(resp.Header, resp.StatusCode, time.Now()), Limits: h})
 	}
 	br := p.readers.Get().(*bufio.Reader)

@@ -109,3 +109,16 @@ func (r redactor) clean(s string) string {
 	}
 	return s
 }
+
+// cleanValues replaces secrets in the values of m in place and returns m:
+// rate-limit headers are shown on the dashboard as sent, and a server may
+// echo anything anywhere. With no secrets known it costs nothing.
+func (r redactor) cleanValues(m map[string]string) map[string]string {
+	if len(r.secrets) == 0 {
+		return m
+	}
+	for k, v := range m {
+		m[k] = r.clean(v)
+	}
+	return m
+}

@@ -157,3 +157,41 @@ func TestRedirectToOtherHostDropsKey(t *testing.T) {
 		t.Errorf("other host received Authorization %q (reached: %v)", got, ok)
 	}
 }
+
+// TestKeyNeverInRateHeaders: rate-limit headers go to the dashboard as
+// sent, so an echoed key in one is redacted too, on errors and successes.
+func TestKeyNeverInRateHeaders(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("x-ratelimit-limit-requests", "500 for "+r.Header.Get("Authorization"))
+		if r.URL.Query().Get("case") == "429" {
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	p, err := New(WithBaseURL(srv.URL+"/v1"), WithAPIKey(testKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	tr, err := doOne(t, p)
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	p.chatURL += "?case=429"
+	_, err = doOne(t, p)
+	var f *engine.Failure
+	if !errors.As(err, &f) {
+		t.Fatalf("Do = %v, want a 429 failure", err)
+	}
+	rh, _ := tr.RateHeaders()
+	got := []string{f.Headers["x-ratelimit-limit-requests"], rh.Limits["x-ratelimit-limit-requests"]}
+	for _, s := range got {
+		if strings.Contains(s, testKey) || !strings.Contains(s, redacted) {
+			t.Errorf("rate header %q: want the key redacted", s)
+		}
+	}
+}
