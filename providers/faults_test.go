@@ -39,7 +39,7 @@ const (
 )
 
 // finishBound is how long one short sweep may take before the test calls
-// it stuck: two 2 s levels plus grace, with room for -race on 2 cores.
+// it stuck: two 1.5 s levels plus grace, with room for -race on 2 cores.
 const finishBound = 20 * time.Second
 
 // faultCase is one fault spec and how kneepoint must count it.
@@ -168,14 +168,15 @@ type sweepOutcome struct {
 // runs on its own goroutine, so it does not touch testing.T.
 func sweep(p engine.Provider, levels ...int) (sweepOutcome, error) {
 	plan := engine.Plan{
-		Levels: levels, Duration: 2 * time.Second, Grace: 200 * time.Millisecond,
+		Levels: levels, Duration: 1500 * time.Millisecond, Grace: 200 * time.Millisecond,
 		RetryBase: 50 * time.Millisecond, RetryAfterCap: 2 * time.Second,
-		// A short pause keeps instantly failing requests from spinning
-		// thousands of times a second on a shared CI machine.
-		ThinkTime: 10 * time.Millisecond,
+		// A pause between a worker's requests keeps twenty sweeps from
+		// taking every core of a CI machine (go test runs packages in
+		// parallel, and other packages have timing tests): a closed loop
+		// of instantly failing requests would otherwise spin flat out.
+		ThinkTime: 100 * time.Millisecond,
 	}
-	run := engine.New(p, plan, engine.WithWorkload(engine.Workload{PromptTokens: 32, MaxTokens: 16, Stream: true}),
-		engine.WithSnapshotEvery(50*time.Millisecond))
+	run := engine.New(p, plan, engine.WithWorkload(engine.Workload{PromptTokens: 32, MaxTokens: 16, Stream: true}))
 	start := time.Now()
 	ch := run.Start(context.Background())
 	timeout := time.NewTimer(finishBound)
@@ -275,9 +276,9 @@ func TestFaultSweeps(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for i, tt := range cases {
-		levels := []int{1, 4}
+		levels := []int{1, 2}
 		if tt.name == "mixed" {
-			levels = []int{2, 8}
+			levels = []int{4, 8}
 		}
 		wg.Go(func() { outs[i], errs[i] = sweep(fxs[i].p, levels...) })
 	}
@@ -413,7 +414,7 @@ func checkMixed(t *testing.T, res engine.Results, tl tally) {
 	if tl.ok == 0 || tl.failed == 0 || classed != tl.failed || tl.ok+tl.failed != tl.requests {
 		t.Errorf("mixed run: %+v (classed %d)", tl, classed)
 	}
-	if len(tl.errors) < 4 {
+	if len(tl.errors) < 2 {
 		t.Errorf("mixed run saw only %s", tl.classes())
 	}
 	for _, l := range res.Levels {
