@@ -19,10 +19,29 @@ import (
 	"github.com/kneepoint/kneepoint/engine"
 )
 
+// syncBuffer is a bytes.Buffer safe for concurrent writers, as os.Stderr
+// is: the signal watcher and the headless progress both write to stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // testCLI is a cli with captured streams, an empty environment and a
 // signal channel the test drives.
-func testCLI(env map[string]string) (cli, *bytes.Buffer, *bytes.Buffer, chan os.Signal) {
-	var out, errb bytes.Buffer
+func testCLI(env map[string]string) (cli, *syncBuffer, *syncBuffer, chan os.Signal) {
+	var out, errb syncBuffer
 	sig := make(chan os.Signal, 2)
 	return cli{
 		stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
