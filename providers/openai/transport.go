@@ -32,9 +32,12 @@ import (
 //
 // Response headers may legitimately take as long as TTFT (llama.cpp sends
 // them with the first token, and a saturated server's TTFT reaches tens of
-// seconds), so the response-header timeout is the request timeout, not a
-// short constant. Compression is disabled: gzip through a proxy buffers an
-// event stream and distorts ITL.
+// seconds), so headers get the whole request timeout, not a short
+// constant. That bound is Do's own timer (and the check's deadline for
+// model listing): the transport sets no ResponseHeaderTimeout, which
+// would fire at the same instant as Do's timer and word the same timeout
+// two ways depending on which won. Compression is disabled: gzip through
+// a proxy buffers an event stream and distorts ITL.
 const (
 	dialTimeout      = 10 * time.Second
 	tlsTimeout       = 10 * time.Second
@@ -80,19 +83,18 @@ func (c *connCounter) dial(d *net.Dialer) func(ctx context.Context, network, add
 func newTransport(cfg config, scheme string, counter *connCounter) *http.Transport {
 	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: tcpKeepAlive}
 	t := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           counter.dial(d),
-		MaxIdleConns:          cfg.maxConns,
-		MaxIdleConnsPerHost:   cfg.maxConns,
-		MaxConnsPerHost:       0,
-		IdleConnTimeout:       idleConnTimeout,
-		TLSHandshakeTimeout:   tlsTimeout,
-		ResponseHeaderTimeout: cfg.timeout,
-		DisableCompression:    true,
-		ReadBufferSize:        transportBufSize,
-		WriteBufferSize:       transportBufSize,
-		ForceAttemptHTTP2:     cfg.http2,
-		HTTP2:                 &http.HTTP2Config{StrictMaxConcurrentRequests: false},
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         counter.dial(d),
+		MaxIdleConns:        cfg.maxConns,
+		MaxIdleConnsPerHost: cfg.maxConns,
+		MaxConnsPerHost:     0,
+		IdleConnTimeout:     idleConnTimeout,
+		TLSHandshakeTimeout: tlsTimeout,
+		DisableCompression:  true,
+		ReadBufferSize:      transportBufSize,
+		WriteBufferSize:     transportBufSize,
+		ForceAttemptHTTP2:   cfg.http2,
+		HTTP2:               &http.HTTP2Config{StrictMaxConcurrentRequests: false},
 	}
 	var p http.Protocols
 	switch {
