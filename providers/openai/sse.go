@@ -20,13 +20,20 @@ var errLineTooLong = errors.New("event-stream line longer than 4 MiB")
 type lineReader struct {
 	r    *bufio.Reader
 	long []byte
+	// fresh is set when the last line needed a read from the connection;
+	// when it is clear the line was already buffered, so it arrived with
+	// the previous read and shares its timestamp (readStream).
+	fresh bool
 }
 
 // next returns the next line, valid until the following call. A last line
 // without a terminator is still returned; io.EOF comes after it.
 func (lr *lineReader) next() ([]byte, error) {
+	buffered := lr.r.Buffered()
 	line, err := lr.r.ReadSlice('\n')
+	lr.fresh = len(line) > buffered
 	if err == bufio.ErrBufferFull {
+		lr.fresh = true
 		lr.long = append(lr.long[:0], line...)
 		for err == bufio.ErrBufferFull {
 			line, err = lr.r.ReadSlice('\n')

@@ -130,6 +130,10 @@ func eventMessage(payload []byte) string {
 func readStream(br *bufio.Reader, tr *engine.Trace) outcome {
 	lr := lineReader{r: br}
 	var st streamState
+	// Lines that arrived in one read share the time that read returned:
+	// that is when they were received, and it spares a clock read per
+	// line (time.Now was a sixth of the CPU at a million tokens/s).
+	var now time.Time
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -146,7 +150,10 @@ func readStream(br *bufio.Reader, tr *engine.Trace) outcome {
 			}
 			return outcome{readErr: err, stage: fmt.Sprintf(" after %d output chunks", st.chunks)}
 		}
-		stop, f := st.feed(line, time.Now(), tr)
+		if lr.fresh || now.IsZero() {
+			now = time.Now()
+		}
+		stop, f := st.feed(line, now, tr)
 		if f != nil {
 			return outcome{failure: f}
 		}
