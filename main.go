@@ -201,6 +201,10 @@ func (c cli) sweep(args []string) int {
 		fmt.Fprintf(c.stderr, "kneepoint: run stopped early (%s); results are partial\n", res.PartialReason)
 		return exitInterrupted
 	}
+	if everyRequestFailed(res) {
+		fmt.Fprintln(c.stderr, "kneepoint: every request failed; the errors by class are in the table above")
+		return exitError
+	}
 	if cfg.FailOnSLO && code == exitOK {
 		if v := res.SLOVerdict; v == nil || !v.Met {
 			fmt.Fprintf(c.stderr, "kneepoint: SLOs not met at c=%d: %s\n", cfg.SLO.AtConcurrency, sloWhy(v))
@@ -208,6 +212,20 @@ func (c cli) sweep(args []string) int {
 		}
 	}
 	return code
+}
+
+// everyRequestFailed reports a run that measured levels but got no
+// successful request: a scripted check must not mistake it for a pass.
+func everyRequestFailed(res engine.Results) bool {
+	if len(res.Levels) == 0 {
+		return false
+	}
+	for _, l := range res.Levels {
+		if l.Succeeded > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func sloWhy(v *engine.SLOVerdict) string {

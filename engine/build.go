@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -56,7 +57,11 @@ func (r *Run) results(stopReason string) Results {
 		ok += l.Succeeded
 	}
 	if len(res.Levels) > 0 && ok == 0 {
-		res.KneeNote = "every request failed: no latency or throughput could be measured"
+		note := "every request failed: no latency or throughput could be measured"
+		if res.KneeNote != "" && !strings.HasPrefix(res.KneeNote, "no successful requests") {
+			note += "; " + res.KneeNote
+		}
+		res.KneeNote = note
 	}
 	return res
 }

@@ -29,7 +29,8 @@ func (s *scripted) Do(ctx context.Context, req Request, tr *Trace) error {
 			break
 		}
 	}
-	tr.Start(time.Now())
+	start := time.Now()
+	tr.Start(start)
 	if s.failEvery > 0 && s.n.Add(1)%s.failEvery == 0 {
 		if !sleepCtx(ctx, s.ttft) {
 			return ctx.Err()
@@ -37,12 +38,11 @@ func (s *scripted) Do(ctx context.Context, req Request, tr *Trace) error {
 		f := *s.fail
 		return &f
 	}
-	if !sleepCtx(ctx, s.ttft) {
-		return ctx.Err()
-	}
-	tr.Token(time.Now(), 1)
-	for i := 1; i < s.tokens; i++ {
-		if !sleepCtx(ctx, s.gap) {
+	// Sleep to absolute deadlines, so timer slack does not accumulate over
+	// the chunks: each token is late by at most one wake-up.
+	for i := 0; i < s.tokens; i++ {
+		due := start.Add(s.ttft + time.Duration(i)*s.gap)
+		if !sleepCtx(ctx, time.Until(due)) {
 			return ctx.Err()
 		}
 		tr.Token(time.Now(), 1)
@@ -54,6 +54,9 @@ func (s *scripted) Do(ctx context.Context, req Request, tr *Trace) error {
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
