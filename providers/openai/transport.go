@@ -39,10 +39,10 @@ import (
 // two ways depending on which won. Compression is disabled: gzip through
 // a proxy buffers an event stream and distorts ITL.
 const (
-	dialTimeout      = 10 * time.Second
-	tlsTimeout       = 10 * time.Second
-	tcpKeepAlive     = 30 * time.Second
-	idleConnTimeout  = 90 * time.Second
+	dialTimeout     = 10 * time.Second
+	tlsTimeout      = 10 * time.Second
+	tcpKeepAlive    = 30 * time.Second
+	idleConnTimeout = 90 * time.Second
 	// transportBufSize is the per-connection read and write buffer. The
 	// stream reader (readBufSize) reads past it straight from the socket,
 	// and a request is about a kilobyte, so 4 KiB (Go's default) costs no
