@@ -104,7 +104,13 @@ func TestSimServerFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := simServer(t, simserver.WithFaults(faults))
-			p, err := New(WithBaseURL(srv.URL+"/v1"), WithModel("llama3.2-1b"), WithTimeout(300*time.Millisecond))
+			// Only the timeout kinds need a short timeout; the others get
+			// room for a loaded CI machine running the race detector.
+			timeout := 5 * time.Second
+			if tt.class == engine.ClassTimeout {
+				timeout = 300 * time.Millisecond
+			}
+			p, err := New(WithBaseURL(srv.URL+"/v1"), WithModel("llama3.2-1b"), WithTimeout(timeout))
 			if err != nil {
 				t.Fatal(err)
 			}
