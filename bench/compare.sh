@@ -143,6 +143,14 @@ sampler() {
 	done
 }
 
+# child_cpu: CPU seconds (user + system) of all children this shell has
+# reaped so far. The builtin must run in this shell, not in $(...): a
+# forked subshell starts with no reaped children.
+child_cpu() {
+	times >"$WORK/times"
+	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } print t }' "$WORK/times"
+}
+
 # launch NAME CMD...: run a command in the background under a watchdog that
 # interrupts it after $WATCHDOG s; sets RUN_PID. finish waits for it.
 launch() {
@@ -216,20 +224,42 @@ start_endpoint trivial -mode trivial -save-body "$WORK/body.json"
 T1_LOAD=$(load1)
 KP_RPS=()
 HEY_RPS=()
+KP_US=()
+HEY_US=()
+# us_per_req CPU0 REQS0: set US to the CPU microseconds per request served
+# since then, from this shell's reaped-children CPU and the endpoint's
+# request count (kneepoint's include its warm-up). Not for $(...).
+us_per_req() {
+	local cpu reqs
+	child_cpu >"$WORK/cpu"
+	cpu=$(cat "$WORK/cpu")
+	reqs=$(q "http://$ADDR/stats" requests)
+	US=$(calc "($cpu - $1) * 1e6 / ($reqs - $2)")
+}
 for ((round = 1; round <= T1_ROUNDS; round++)); do
+	child_cpu >"$WORK/cpu"
+	cpu0=$(cat "$WORK/cpu")
+	req0=$(q "http://$ADDR/stats" requests)
 	kneepoint "t1-kp-$round" --base-url "http://$ADDR/v1" --stream=false --levels "$T1_CONC" \
 		--warmup 1s --requests-per-level "$T1_REQS" --timeout 30s
 	finish || say "  kneepoint exited with $?"
+	us_per_req "$cpu0" "$req0"
+	KP_US+=("$US")
 	KP_RPS+=("$(calc "$(q "$WORK/t1-kp-$round.json" levels.0.requests_per_s)")")
 	fails=$(q "$WORK/t1-kp-$round.json" levels.0.failed)
 	[[ "$fails" == 0 ]] || say "  kneepoint saw $fails failed requests: $(q "$WORK/t1-kp-$round.json" levels.0.last_error)"
 	[[ -s "$WORK/body.json" ]] || die "the endpoint did not save kneepoint's request body"
+	child_cpu >"$WORK/cpu"
+	cpu0=$(cat "$WORK/cpu")
+	req0=$(q "http://$ADDR/stats" requests)
 	launch "t1-hey-$round" hey -n "$T1_REQS" -c "$T1_CONC" -t 30 -m POST -T application/json \
 		-D "$WORK/body.json" "http://$ADDR/v1/chat/completions"
 	finish || say "  hey exited with $?"
+	us_per_req "$cpu0" "$req0"
+	HEY_US+=("$US")
 	HEY_RPS+=("$(calc "$(awk '/Requests\/sec:/ {print $2}' "$WORK/t1-hey-$round.out")")")
 	grep -q '\[200\]' "$WORK/t1-hey-$round.out" || say "  hey: $(grep -A3 'Status code' "$WORK/t1-hey-$round.out" | tr '\n' ' ')"
-	say "  round $round: kneepoint ${KP_RPS[-1]} req/s, hey ${HEY_RPS[-1]} req/s (load $(load1))"
+	say "  round $round: kneepoint ${KP_RPS[-1]} req/s (${KP_US[-1]} CPU us/req), hey ${HEY_RPS[-1]} req/s (${HEY_US[-1]} CPU us/req) (load $(load1))"
 done
 stop "$EP_PID"
 # Best of the rounds for each: other processes on the machine only ever
@@ -239,7 +269,9 @@ KP1=$(best "${KP_RPS[@]}")
 HEY1=$(best "${HEY_RPS[@]}")
 R1=$(calc "${KP1:-NA} / ${HEY1:-NA}")
 row "1 non-stream req/s, c=$T1_CONC (best of $T1_ROUNDS)" "$KP1" "$HEY1" "ratio $R1 >= 1.0" "$(verdict "$R1" ">=" 1.0)" "$T1_LOAD"
-note "rounds: kneepoint ${KP_RPS[*]}; hey ${HEY_RPS[*]}"
+row "  client CPU us per request (lowest)" "$(printf '%s\n' "${KP_US[@]}" | grep -v NA | sort -g | head -1)" "$(printf '%s\n' "${HEY_US[@]}" | grep -v NA | sort -g | head -1)" "(stated)" "" ""
+note "rounds req/s: kneepoint ${KP_RPS[*]}; hey ${HEY_RPS[*]}"
+note "rounds CPU us/req: kneepoint ${KP_US[*]}; hey ${HEY_US[*]}"
 
 fi
 
