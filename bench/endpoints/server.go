@@ -105,11 +105,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	f, _ := w.(http.Flusher)
-	paced := s.cfg.interval > 0 || s.cfg.firstByte > 0
-	if s.cfg.firstByte > 0 {
-		s.wait.until(start.Add(s.cfg.firstByte))
-	}
-	if !paced {
+	if s.cfg.interval <= 0 && s.cfg.firstByte <= 0 {
 		// Everything at once: one write of the pre-rendered stream.
 		w.WriteHeader(http.StatusOK)
 		if _, err := w.Write(s.body.first); err != nil {
@@ -121,13 +117,24 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		s.tokens.Add(int64(s.cfg.tokens))
 		return
 	}
-	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(s.body.first); err != nil {
-		return
+	var err error
+	first := func() {
+		w.WriteHeader(http.StatusOK)
+		if _, err = w.Write(s.body.first); err == nil {
+			f.Flush()
+		}
 	}
-	f.Flush()
 	if s.cfg.firstByte > 0 {
-		s.noteLate(time.Since(start) - s.cfg.firstByte)
+		// The waiter's thread writes the first byte itself at the deadline.
+		s.wait.at(start.Add(s.cfg.firstByte), func() {
+			first()
+			s.noteLate(time.Since(start) - s.cfg.firstByte)
+		})
+	} else {
+		first()
+	}
+	if err != nil {
+		return
 	}
 	if s.cfg.interval <= 0 {
 		if _, err := w.Write(s.body.rest); err != nil {

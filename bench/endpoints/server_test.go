@@ -58,8 +58,8 @@ func TestEndpointsServeValidCompletions(t *testing.T) {
 	}
 }
 
-// The precise waiter releases each waiter at (not before) its deadline,
-// in any arrival order.
+// The precise waiter runs each callback at (not before) its deadline, in
+// any arrival order, and returns after it ran.
 func TestPreciseWaiter(t *testing.T) {
 	w := newWaiter()
 	start := time.Now()
@@ -68,8 +68,9 @@ func TestPreciseWaiter(t *testing.T) {
 	for _, d := range delays {
 		go func() {
 			at := start.Add(d * time.Millisecond)
-			w.until(at)
-			done <- time.Since(at)
+			var late time.Duration
+			w.at(at, func() { late = time.Since(at) })
+			done <- late
 		}()
 	}
 	for range delays {

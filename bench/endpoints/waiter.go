@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// waiter holds a handler until a deadline.
-type waiter interface{ until(t time.Time) }
+// waiter runs fn at time t and returns once it has run.
+type waiter interface{ at(t time.Time, fn func()) }
 
 // newWaiter returns the precise waiter.
 //
@@ -17,7 +17,10 @@ type waiter interface{ until(t time.Time) }
 // about 1 ms late. That is the very size of the client-added latency the
 // delay mode is meant to expose, so the endpoint must not add it itself.
 // One dedicated OS thread sleeps with nanosleep (microsecond precision)
-// until the earliest deadline and releases the handlers that are due.
+// until the earliest deadline and runs what is due itself, the first
+// byte's write included: handing the write back to the handler goroutine
+// would cost a second thread wake-up, which on a busy machine is most of
+// the lateness.
 func newWaiter() waiter {
 	w := &preciseWaiter{kick: make(chan struct{}, 1)}
 	go w.loop()
@@ -27,10 +30,14 @@ func newWaiter() waiter {
 // sleepWaiter is time.Sleep, kept for comparison (-precise=false).
 type sleepWaiter struct{}
 
-func (sleepWaiter) until(t time.Time) { time.Sleep(time.Until(t)) }
+func (sleepWaiter) at(t time.Time, fn func()) {
+	time.Sleep(time.Until(t))
+	fn()
+}
 
 type pending struct {
 	at   time.Time
+	fn   func()
 	done chan struct{}
 }
 
@@ -43,13 +50,14 @@ type preciseWaiter struct {
 	kick chan struct{}
 }
 
-func (w *preciseWaiter) until(t time.Time) {
+func (w *preciseWaiter) at(t time.Time, fn func()) {
 	if !time.Now().Before(t) {
+		fn()
 		return
 	}
 	done := make(chan struct{})
 	w.mu.Lock()
-	w.q = append(w.q, pending{at: t, done: done})
+	w.q = append(w.q, pending{at: t, fn: fn, done: done})
 	for i := len(w.q) - 1; i > w.head && w.q[i].at.Before(w.q[i-1].at); i-- {
 		w.q[i], w.q[i-1] = w.q[i-1], w.q[i]
 	}
@@ -82,17 +90,25 @@ func (w *preciseWaiter) loop() {
 			syscall.Nanosleep(&ts, nil)
 			continue
 		}
-		now := time.Now()
-		w.mu.Lock()
-		for w.head < len(w.q) && !now.Before(w.q[w.head].at) {
-			close(w.q[w.head].done)
+		// Run everything due, one at a time, without holding the lock
+		// while a callback writes.
+		for {
+			now := time.Now()
+			w.mu.Lock()
+			if w.head == len(w.q) || now.Before(w.q[w.head].at) {
+				w.mu.Unlock()
+				break
+			}
+			p := w.q[w.head]
 			w.q[w.head] = pending{}
 			w.head++
+			if w.head > 1024 && w.head*2 > len(w.q) {
+				n := copy(w.q, w.q[w.head:])
+				w.q, w.head = w.q[:n], 0
+			}
+			w.mu.Unlock()
+			p.fn()
+			close(p.done)
 		}
-		if w.head > 1024 && w.head*2 > len(w.q) {
-			n := copy(w.q, w.q[w.head:])
-			w.q, w.head = w.q[:n], 0
-		}
-		w.mu.Unlock()
 	}
 }
