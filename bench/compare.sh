@@ -15,7 +15,8 @@
 #
 # Usage: bash bench/compare.sh            (about 4 minutes; needs go and hey)
 # Knobs (environment): T1_REQS T1_ROUNDS T2_SECS T3_STREAMS T4_DELAY T5_REQS,
-# ONLY="1 4" runs just those targets, KEEP=1 keeps the work directory
+# KP_ENV="VAR=value ..." sets kneepoint's environment, ONLY="1 4" runs just
+# those targets, KEEP=1 keeps the work directory
 # (results JSON, logs, RSS samples).
 #
 # Everything listens on and talks to 127.0.0.1 only. Every run is bounded in
@@ -43,6 +44,9 @@ T5_REQS=${T5_REQS:-360000}
 T5_CONC=${T5_CONC:-64}
 T5_TOKENS=${T5_TOKENS:-16}
 WATCHDOG=${WATCHDOG:-180} # seconds any single run may take
+# Environment for kneepoint only, e.g. KP_ENV="GOGC=400 GOMEMLIMIT=512MiB"
+# to try a GC policy before it is built in (engine.TuneGC).
+KP_ENV=${KP_ENV:-}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kneepoint-bench.XXXXXX")
 PIDS=()
@@ -188,7 +192,9 @@ finish() {
 kneepoint() {
 	local name=$1
 	shift
-	launch "$name" "$KP" --headless --model bench --out "$WORK/$name.json" "$@"
+	# env execs kneepoint in place, so the PID sampled is kneepoint's.
+	# shellcheck disable=SC2086 # KP_ENV is a list of VAR=value words
+	launch "$name" env $KP_ENV "$KP" --headless --model bench --out "$WORK/$name.json" "$@"
 }
 
 # q FILE PATH: one field of a results file or an endpoint's /stats.
@@ -383,6 +389,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "kneepoint harness benchmark — $NCPU cores, $(go env GOVERSION), hey $(dpkg-query -W -f='${Version}' hey 2>/dev/null || echo '(version unknown)')"
 echo "load average at start $LOAD_START, at end $LOAD_END (other processes share these cores)"
+[[ -n "$KP_ENV" ]] && echo "kneepoint ran with $KP_ENV"
 echo
 printf '%-46s %14s %12s %18s %6s %5s\n' "measure" "kneepoint" "hey" "target" "result" "load"
 printf '%s\n' "$(printf '%.0s-' {1..106})"
