@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -154,6 +155,11 @@ func (c cli) sweep(args []string) int {
 			return exitError
 		}
 	}
+
+	// A load generator allocates per request with a small live heap: a
+	// higher GOGC and a soft memory limit cut GC work and bound memory at
+	// high concurrency (see engine.TuneGC for the measured effect).
+	engine.TuneGC(slices.Max(cfg.Sweep.Levels), c.getenv)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
