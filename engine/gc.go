@@ -11,16 +11,19 @@ import (
 // the live heap is a few hundred MB and the default goal, twice that,
 // takes resident memory towards 1 GiB. A higher GOGC with a soft memory
 // limit fixes both: measured with bench/compare.sh on 2 cores, GOGC=400
-// gave 8% more non-streaming requests/s at c=64, and a 512 MiB limit held
-// 10,000 open streams at 474 MB resident instead of 737 MB.
+// gave 8% more non-streaming requests/s at c=64, and 10,000 open streams
+// stay under the limit instead of reaching 740 MB. The limit leaves room
+// above the live memory of open streams (about 40 KiB each with their
+// goroutines): a limit barely above it (48 KiB each) made the collector
+// run nearly continuously and doubled kneepoint's CPU at 10,000 streams.
 const (
 	tunedGCPercent = 400
 	minMemLimit    = 512 << 20
-	memPerStream   = 48 << 10 // resident bytes per open stream, measured at 10,000
+	memPerStream   = 64 << 10 // per open stream: ~40 KiB live plus GC headroom
 )
 
 // GCLimit is the soft memory limit TuneGC sets for a sweep whose highest
-// level is maxConcurrency: 512 MiB, or 48 KiB per stream when that is more.
+// level is maxConcurrency: 512 MiB, or 64 KiB per stream when that is more.
 func GCLimit(maxConcurrency int) int64 {
 	return max(int64(minMemLimit), int64(maxConcurrency)*memPerStream)
 }

@@ -11,7 +11,7 @@ func TestGCLimit(t *testing.T) {
 		conc int
 		want int64
 	}{
-		{1, 512 << 20}, {1000, 512 << 20}, {10000, 512 << 20}, {20000, 20000 * 48 << 10}, {100000, 100000 * 48 << 10},
+		{1, 512 << 20}, {1000, 512 << 20}, {8192, 512 << 20}, {10000, 10000 * 64 << 10}, {100000, 100000 * 64 << 10},
 	} {
 		if got := GCLimit(tt.conc); got != tt.want {
 			t.Errorf("GCLimit(%d) = %d, want %d", tt.conc, got, tt.want)
