@@ -59,13 +59,13 @@ type liveGen struct {
 }
 
 func newLiveGen(from time.Time) *liveGen {
-	return &liveGen{from: from, latency: newHist(), ttft: newHist(), itl: newHist(), lag: newHist()}
+	return &liveGen{from: from, latency: newLiveHist(), ttft: newLiveHist(), itl: newLiveHist(), lag: newLiveHist()}
 }
 
 func newLive(start time.Time, window time.Duration) live {
 	return live{
 		half: window / 2, cur: newLiveGen(start), prev: newLiveGen(start),
-		scratchL: newHist(), scratchT: newHist(), scratchI: newHist(),
+		scratchL: newLiveHist(), scratchT: newLiveHist(), scratchI: newLiveHist(),
 	}
 }
 
