@@ -2,8 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"github.com/kneepoint/kneepoint/engine"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -117,26 +117,5 @@ func fmtPct(share float64) string {
 	return strconv.FormatFloat(p, 'f', 0, 64) + "%"
 }
 
-// safeURL strips credentials, query and fragment from a base URL so that a
-// key passed in it never reaches the screen (or a projector).
-func safeURL(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		// Not a URL we understand: drop anything that looks like
-		// credentials (before an @) or a query.
-		if i := strings.LastIndex(raw, "@"); i >= 0 {
-			raw = raw[i+1:]
-		}
-		if i := strings.IndexAny(raw, "?#"); i >= 0 {
-			raw = raw[:i]
-		}
-		return raw
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
-	return u.String()
-}
+// safeURL keeps a key passed in a base URL off the screen (or a projector).
+func safeURL(raw string) string { return engine.RedactURL(raw) }

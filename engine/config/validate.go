@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/kneepoint/kneepoint/engine"
 	"net/url"
 	"strings"
 	"time"
@@ -108,16 +109,4 @@ func (c Config) Validate() error {
 }
 
 // redactURL drops credentials from a URL before it is shown.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		if i := strings.Index(s, "@"); i >= 0 {
-			if j := strings.Index(s, "://"); j >= 0 && j < i {
-				return s[:j+3] + "REDACTED@" + s[i+1:]
-			}
-		}
-		return s
-	}
-	u.User = url.User("REDACTED")
-	return u.String()
-}
+func redactURL(s string) string { return engine.RedactURL(s) }

@@ -2,13 +2,11 @@ package report
 
 import (
 	"fmt"
+	"github.com/kneepoint/kneepoint/engine"
 	"math"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/kneepoint/kneepoint/engine"
 )
 
 // planned returns the levels the sweep plan chose, sorted by concurrency:
@@ -84,26 +82,9 @@ func targetName(t engine.Target) string {
 	return name
 }
 
-// safeURL drops anything secret-shaped from a base URL before it is
-// printed: user info and query values (some gateways take keys there).
-// engine.Target promises no key, this keeps the promise if a provider slips.
-func safeURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	if u.User != nil {
-		u.User = url.User("REDACTED")
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q.Set(k, "REDACTED")
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
+// safeURL keeps a key out of reports even if a provider slipped one into
+// engine.Target.
+func safeURL(raw string) string { return engine.RedactURL(raw) }
 
 // human formats milliseconds for prose: "737 ms", "3.6 s".
 func human(msv float64) string {

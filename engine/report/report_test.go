@@ -149,9 +149,9 @@ func TestCSVShape(t *testing.T) {
 func TestSafeURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"},
-		{"https://u:p@h/v1", "https://REDACTED@h/v1"},
-		{"https://h/v1?key=abc", "https://h/v1?key=REDACTED"},
-		{"://bad", "(unparseable URL)"},
+		{"https://u:p@h/v1", "https://h/v1"},
+		{"https://h/v1?key=abc", "https://h/v1"},
+		{"://bad", "://bad"},
 	}
 	for _, tc := range tests {
 		if got := safeURL(tc.in); got != tc.want {
