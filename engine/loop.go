@@ -246,12 +246,19 @@ func (r *Run) warmupFor(c int) time.Duration {
 		return w
 	}
 	last := ok[len(ok)-1]
+	// The elasticity comes from the last level and an earlier one at most
+	// two thirds its concurrency: between close levels (a manual +1) it is
+	// noise. Without such a level, assume saturation (e = 1).
 	e := 1.0
-	if len(ok) > 1 {
-		prev := ok[len(ok)-2]
+	for i := len(ok) - 2; i >= 0; i-- {
+		prev := ok[i]
+		if 3*prev.Concurrency > 2*last.Concurrency {
+			continue
+		}
 		if v := elasticity(prev.Latency.Mean, last.Latency.Mean, prev.Concurrency, last.Concurrency); !math.IsNaN(v) {
 			e = min(max(v, 0), 1)
 		}
+		break
 	}
 	ratio := max(float64(c)/float64(last.Concurrency), 1)
 	est := time.Duration(last.Latency.Mean * math.Pow(ratio, e) * float64(time.Millisecond))
