@@ -3,9 +3,9 @@ package ui
 import (
 	"fmt"
 	"github.com/kneepoint/kneepoint/engine"
+	"github.com/kneepoint/kneepoint/engine/report"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -50,24 +50,7 @@ func fmtCompact(v float64) string {
 }
 
 // fmtInt writes n with thousands separators: 12,345.
-func fmtInt(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func fmtInt(n int64) string { return report.Thousands(n) }
 
 // fmtRate formats a throughput: one decimal below 100, else a rounded
 // integer with separators.

@@ -111,19 +111,22 @@ func seconds(s float64) string {
 }
 
 // thousands formats a number rounded to an integer with comma separators.
-func thousands(v float64) string {
-	n := int64(math.Round(v))
-	neg := n < 0
-	if neg {
-		n = -n
-	}
+func thousands(v float64) string { return Thousands(int64(math.Round(v))) }
+
+// Thousands writes n with comma separators: 12,345. The dashboard uses it
+// too, so screen and report print figures alike.
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
 	var b strings.Builder
-	for i, r := range s {
+	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
-		b.WriteRune(r)
+		b.WriteRune(c)
 	}
 	if neg {
 		return "-" + b.String()
