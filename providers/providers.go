@@ -48,6 +48,7 @@ func New(c config.Config, getenv func(string) string) (*Backend, error) {
 			openai.WithTimeout(c.Target.Timeout.D()),
 			openai.WithMaxConns(max(slices.Max(c.Sweep.Levels), 1)),
 			openai.WithHTTP2(c.Target.HTTP2),
+			openai.WithLeanHTTP(c.Target.LeanHTTP),
 			openai.WithSystemPrompt(c.Workload.SystemPrompt),
 			openai.WithSharedPrefix(c.Workload.SharedPrefixTokens),
 			openai.WithIgnoreEOS(c.Workload.IgnoreEOS),

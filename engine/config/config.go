@@ -36,6 +36,7 @@ type Target struct {
 	APIKeyEnv  string   `toml:"api_key_env"` // variable holding the key
 	Timeout    Duration `toml:"timeout"`     // per request
 	HTTP2      bool     `toml:"http2"`
+	LeanHTTP   bool     `toml:"lean_http"`  // kneepoint's own HTTP/1.1 client for http://
 	SkipCheck  bool     `toml:"skip_check"` // don't list models before the sweep
 }
 
@@ -105,7 +106,7 @@ func Default() Config {
 	p := engine.DefaultPlan()
 	return Config{
 		Target: Target{Provider: "sim", SimProfile: "h200-llama3-8b", APIKeyEnv: "OPENAI_API_KEY",
-			Timeout: Duration(120 * time.Second)},
+			Timeout: Duration(120 * time.Second), LeanHTTP: true},
 		Workload: Workload{PromptTokens: 150, MaxTokens: 128, Stream: true},
 		Sweep: Sweep{
 			Levels: p.Levels, Warmup: Duration(p.Warmup), Duration: Duration(p.Duration),

@@ -187,7 +187,7 @@ func lineOf(text string, key []string) int {
 // known lists every key, for "did you mean" hints.
 var known = []string{
 	"target.provider", "target.sim_profile", "target.base_url", "target.model", "target.api_key_env",
-	"target.timeout", "target.http2", "target.skip_check",
+	"target.timeout", "target.http2", "target.lean_http", "target.skip_check",
 	"workload.prompt_tokens", "workload.max_tokens", "workload.system_prompt", "workload.shared_prefix_tokens",
 	"workload.stream", "workload.ignore_eos", "workload.temperature", "workload.prompts_file",
 	"workload.extra_body", "workload.think_time",

@@ -43,14 +43,25 @@ func encodeExtras(m map[string]any) (map[string]json.RawMessage, error) {
 	return out, nil
 }
 
-// body builds the JSON for one request. It appends the fields of chatBody,
-// in its order, straight into one buffer: encoding/json through go-openai's
-// ChatCompletionMessage.MarshalJSON (a second Marshal per message, then a
-// compaction pass) was over a third of the client's CPU per non-streaming
-// request (BenchmarkBody). request_test.go checks the result against
-// json.Marshal of chatBody.
+// body builds the JSON for one request (see appendBody).
 func (p *Provider) body(seed int64, id uint64, promptTokens, maxTokens int) ([]byte, error) {
-	b := make([]byte, 0, 160+len(p.cfg.model)+len(p.cfg.systemPrompt)+8*max(promptTokens, 1))
+	return p.appendBody(make([]byte, 0, p.bodySize(promptTokens)), seed, id, promptTokens, maxTokens)
+}
+
+// bodySize is a capacity that usually holds a request body whole.
+func (p *Provider) bodySize(promptTokens int) int {
+	return 160 + len(p.cfg.model) + len(p.cfg.systemPrompt) + 8*max(promptTokens, 1)
+}
+
+// appendBody appends the JSON for one request to b. It appends the fields
+// of chatBody, in its order, straight into one buffer: encoding/json
+// through go-openai's ChatCompletionMessage.MarshalJSON (a second Marshal
+// per message, then a compaction pass) was over a third of the client's
+// CPU per non-streaming request (BenchmarkBody). request_test.go checks
+// the result against json.Marshal of chatBody. What b held before is kept,
+// so the lean HTTP/1.1 path can reserve room for the request head in front.
+func (p *Provider) appendBody(b []byte, seed int64, id uint64, promptTokens, maxTokens int) ([]byte, error) {
+	start := len(b)
 	if p.cfg.model != "" {
 		b = append(b, `{"model":`...)
 		b = appendJSONString(b, p.cfg.model)
@@ -100,13 +111,17 @@ func (p *Provider) body(seed int64, id uint64, promptTokens, maxTokens int) ([]b
 	}
 	// Merge extra_body over the provider's own fields.
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(b[start:], &m); err != nil {
 		return nil, err
 	}
 	for k, v := range p.extras {
 		m[k] = v
 	}
-	return json.Marshal(m)
+	merged, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return append(b[:start], merged...), nil
 }
 
 // appendJSONString appends s as a JSON string. Like encoding/json it

@@ -49,14 +49,14 @@ func trimMessage(s string) string {
 }
 
 // httpFailure classifies a non-2xx response and reads its message.
-func (p *Provider) httpFailure(resp *http.Response) *engine.Failure {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+func (p *Provider) httpFailure(resp response) *engine.Failure {
+	body, _ := io.ReadAll(io.LimitReader(resp.body, maxErrorBody))
 	return &engine.Failure{
-		Class:      engine.ClassForStatus(resp.StatusCode),
-		Status:     resp.StatusCode,
-		Message:    p.message(describeBody(resp.StatusCode, resp.Header.Get("Content-Type"), body)),
-		RetryAfter: retryAfter(resp.Header, resp.StatusCode, time.Now()),
-		Headers:    p.red.cleanValues(rateHeaders(resp.Header)),
+		Class:      engine.ClassForStatus(resp.status),
+		Status:     resp.status,
+		Message:    p.message(describeBody(resp.status, resp.contentType, body)),
+		RetryAfter: retryAfter(resp.header, resp.status, time.Now()),
+		Headers:    p.red.cleanValues(rateHeaders(resp.header)),
 	}
 }
 

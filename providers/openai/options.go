@@ -19,6 +19,7 @@ type config struct {
 	timeout        time.Duration
 	maxConns       int
 	http2          bool
+	leanHTTP       bool
 	systemPrompt   string
 	sharedPrefix   int
 	ignoreEOS      bool
@@ -44,6 +45,7 @@ func defaults() config {
 		includeUsage:   true,
 		timeout:        DefaultTimeout,
 		maxConns:       DefaultMaxConns,
+		leanHTTP:       true,
 		maxTokensField: "max_tokens",
 	}
 }
@@ -83,6 +85,11 @@ func WithMaxConns(n int) Option { return func(c *config) { c.maxConns = n } }
 // WithHTTP2 allows HTTP/2: negotiated by ALPN for https://, prior-knowledge
 // h2c for http://. Off by default (see transport.go for why).
 func WithHTTP2(on bool) Option { return func(c *config) { c.http2 = on } }
+
+// WithLeanHTTP chooses kneepoint's own HTTP/1.1 client for plain http://
+// endpoints (default on; about half the client CPU per request, see h1.go)
+// or, off, Go's net/http for every request.
+func WithLeanHTTP(on bool) Option { return func(c *config) { c.leanHTTP = on } }
 
 // WithSystemPrompt adds a fixed system message to synthetic prompts.
 func WithSystemPrompt(s string) Option { return func(c *config) { c.systemPrompt = s } }

@@ -2,12 +2,12 @@ package openai
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,6 +36,7 @@ type Provider struct {
 	vocab   []string
 	packed  []packedWord // vocab for appendWords
 	header  http.Header  // request headers, shared read-only by all requests
+	h1      *h1Client    // the lean HTTP/1.1 client, or nil (send.go)
 	readers sync.Pool    // *bufio.Reader, reused across requests
 }
 
@@ -50,6 +51,10 @@ var (
 // about 30 chunks, and 10,000 streams hold 80 MB (32 KiB let the GC goal,
 // twice the live heap, take resident memory past 1 GiB).
 const readBufSize = 8 << 10
+
+// userAgent names kneepoint to the server (its access log, a gateway's
+// per-client limits) on both HTTP paths.
+const userAgent = "kneepoint"
 
 // drainWait bounds how long Do waits, after [DONE], for the rest of the
 // response so the connection can be reused. Timing is already recorded.
@@ -88,7 +93,10 @@ func New(opts ...Option) (*Provider, error) {
 	if cfg.apiKey != "" {
 		p.auth = "Bearer " + cfg.apiKey
 	}
-	p.header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+	if !validHeaderValue(cfg.apiKey) {
+		return nil, fmt.Errorf("api key: contains a line break or control character (copied with a trailing newline?)")
+	}
+	p.header = http.Header{"User-Agent": {userAgent}, "Content-Type": {"application/json"}, "Accept": {"application/json"}}
 	if cfg.stream {
 		p.header["Accept"] = []string{"text/event-stream"}
 	}
@@ -111,6 +119,10 @@ func New(opts ...Option) (*Provider, error) {
 		p.client = &http.Client{
 			Transport:     newTransport(cfg, u.Scheme, p.conns),
 			CheckRedirect: checkRedirect,
+		}
+		if cu, ok := leanEligible(cfg, p.chatURL, http.ProxyFromEnvironment); ok {
+			d := &net.Dialer{Timeout: dialTimeout, KeepAlive: tcpKeepAlive}
+			p.h1 = newH1Client(cu, p.header, cfg.maxConns, p.conns.dial(d))
 		}
 	}
 	oc := goopenai.DefaultConfig(cfg.apiKey)
@@ -176,12 +188,21 @@ func (p *Provider) Conns() (open, dialed int64) {
 }
 
 // Close releases idle connections.
-func (p *Provider) Close() { p.client.CloseIdleConnections() }
+func (p *Provider) Close() {
+	p.client.CloseIdleConnections()
+	if p.h1 != nil {
+		p.h1.closeIdle()
+	}
+}
 
 // Do sends one request and records its timing into tr. It returns nil or
 // a *engine.Failure.
 func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace) error {
-	body, err := p.body(req.Seed, req.ID, req.PromptTokens, req.MaxTokens)
+	off := 0
+	if p.h1 != nil {
+		off = p.h1.reserve()
+	}
+	buf, err := p.appendBody(make([]byte, off, off+p.bodySize(req.PromptTokens)), req.Seed, req.ID, req.PromptTokens, req.MaxTokens)
 	if err != nil {
 		return &engine.Failure{Class: engine.ClassOther, Message: p.message("encoding request: " + err.Error())}
 	}
@@ -192,40 +213,33 @@ func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace)
 		timer = time.AfterFunc(p.cfg.timeout, func() { cancel(errRequestTimeout) })
 		defer timer.Stop()
 	}
-	hr, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.chatURL, bytes.NewReader(body))
-	if err != nil {
-		return &engine.Failure{Class: engine.ClassOther, Message: p.message(err.Error())}
-	}
-	// The same headers for every request, built once in New: net/http
-	// never modifies a request's Header (redirects get copies).
-	hr.Header = p.header
 
-	// The clock starts just before the client call, as in vLLM's
+	// The clock starts just before the request is sent, as in vLLM's
 	// benchmark: connection setup (a fresh dial when the server closed the
 	// last one, as llama.cpp does) is part of what a client waits for.
 	tr.Start(time.Now())
-	resp, err := p.client.Do(hr)
+	resp, err := p.send(reqCtx, buf, off)
 	if err != nil {
 		return p.transportFailure(ctx, reqCtx, err, "")
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+	defer resp.body.Close()
+	if resp.status < 200 || resp.status > 299 {
 		return p.httpFailure(resp)
 	}
-	if h := p.red.cleanValues(rateHeaders(resp.Header)); h != nil {
-		tr.RateLimit(engine.RateHeaders{RetryAfter: retryAfter(resp.Header, resp.StatusCode, time.Now()), Limits: h})
+	if h := p.red.cleanValues(rateHeaders(resp.header)); h != nil {
+		tr.RateLimit(engine.RateHeaders{RetryAfter: retryAfter(resp.header, resp.status, time.Now()), Limits: h})
 	}
 	br := p.readers.Get().(*bufio.Reader)
-	br.Reset(resp.Body)
+	br.Reset(resp.body)
 	defer func() { br.Reset(nil); p.readers.Put(br) }()
 
 	var out outcome
-	switch mt := mediaType(resp.Header.Get("Content-Type")); {
+	switch mt := mediaType(resp.contentType); {
 	case mt == "text/event-stream":
 		out = readStream(br, tr)
 	case mt == "text/html":
 		b, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
-		return streamFailure("%s", p.message(strings.Replace(describeBody(resp.StatusCode, mt, b),
+		return streamFailure("%s", p.message(strings.Replace(describeBody(resp.status, mt, b),
 			"HTML error page", "HTML page instead of a completion", 1)))
 	default:
 		// JSON (non-streaming, or a server that ignored stream: true), or

@@ -31,6 +31,14 @@ func doOne(t testing.TB, p *Provider) (*engine.Trace, error) {
 	return tr, err
 }
 
+// bothClients runs a subtest through the lean HTTP/1.1 client and through
+// net/http: the two must read every response the same way.
+func bothClients(t *testing.T, name string, f func(t *testing.T, client Option)) {
+	t.Helper()
+	t.Run(name+"/lean", func(t *testing.T) { f(t, WithLeanHTTP(true)) })
+	t.Run(name+"/net-http", func(t *testing.T) { f(t, WithLeanHTTP(false)) })
+}
+
 // within asserts got is in [want-lo, want+hi].
 func within(t *testing.T, what string, got, want, lo, hi time.Duration) {
 	t.Helper()
@@ -61,9 +69,9 @@ func TestStreamFixtures(t *testing.T) {
 		{fixture: "json_instead_of_stream", chunks: 1, tokens: 4, ttft: 50 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		t.Run(tt.fixture, func(t *testing.T) {
+		bothClients(t, tt.fixture, func(t *testing.T, client Option) {
 			srv, _ := fixtureServer(t, tt.fixture)
-			p := newTestProvider(t, srv)
+			p := newTestProvider(t, srv, client)
 			tr, err := doOne(t, p)
 			if err != nil {
 				t.Fatalf("Do: %v", err)
@@ -132,9 +140,9 @@ func TestStreamFailures(t *testing.T) {
 		{fixture: "plain_text_404", class: engine.ClassClient, status: 404, msg: "404 page not found"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.fixture, func(t *testing.T) {
+		bothClients(t, tt.fixture, func(t *testing.T, client Option) {
 			srv, _ := fixtureServer(t, tt.fixture)
-			p := newTestProvider(t, srv)
+			p := newTestProvider(t, srv, client)
 			tr, err := doOne(t, p)
 			var f *engine.Failure
 			if !errors.As(err, &f) {

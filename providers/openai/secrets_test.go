@@ -57,11 +57,10 @@ func TestKeyNeverInErrors(t *testing.T) {
 	srv := echoServer(t)
 	for _, c := range []string{"json401", "html", "text", "stream", "malformed"} {
 		t.Run(c, func(t *testing.T) {
-			p, err := New(WithBaseURL(srv.URL+"/v1"), WithAPIKey(testKey), WithModel("m"))
+			p, err := New(WithBaseURL(srv.URL+"/v1?case="+c), WithAPIKey(testKey), WithModel("m"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.chatURL += "?case=" + c
 			_, err = doOne(t, p)
 			var f *engine.Failure
 			if !errors.As(err, &f) {
@@ -181,8 +180,12 @@ func TestKeyNeverInRateHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Do: %v", err)
 	}
-	p.chatURL += "?case=429"
-	_, err = doOne(t, p)
+	p429, err := New(WithBaseURL(srv.URL+"/v1?case=429"), WithAPIKey(testKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p429.Close()
+	_, err = doOne(t, p429)
 	var f *engine.Failure
 	if !errors.As(err, &f) {
 		t.Fatalf("Do = %v, want a 429 failure", err)

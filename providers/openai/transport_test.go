@@ -48,8 +48,7 @@ func TestTimeoutsAndCancel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newTestProvider(t, srv, WithTimeout(tt.timeout))
-			p.chatURL += "?case=" + tt.cse
+			p := newTestProvider(t, srv, WithTimeout(tt.timeout), WithBaseURL(srv.URL+"/v1?case="+tt.cse))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tt.cancel {
