@@ -57,7 +57,7 @@ func FuzzStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		tr := &engine.Trace{}
 		tr.Start(time.Now())
-		out := readStream(bufio.NewReaderSize(bytes.NewReader(body), 64), tr)
+		out := readStream(bufio.NewReaderSize(bytes.NewReader(body), 64), tr, wallClock{})
 		if out.readErr != nil {
 			t.Fatalf("read error from a bytes.Reader: %v", out.readErr)
 		}

@@ -55,9 +55,10 @@ type h1Client struct {
 // h1Conn is one connection and its read buffer.
 type h1Conn struct {
 	conn      net.Conn
-	br        *bufio.Reader
-	reused    bool      // it served a request before this one
-	idleSince time.Time // when it went back to the pool
+	rx        arrivalReader // reads conn, noting when bytes arrived
+	br        *bufio.Reader // reads rx
+	reused    bool          // it served a request before this one
+	idleSince time.Time     // when it went back to the pool
 }
 
 // aLongTimeAgo is a deadline in the past: setting it unblocks any read or
@@ -197,7 +198,8 @@ func (h *h1Client) get(ctx context.Context) (*h1Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &h1Conn{conn: conn, br: bufio.NewReaderSize(conn, transportBufSize)}, nil
+	rx := newArrivalReader(conn)
+	return &h1Conn{conn: conn, rx: rx, br: bufio.NewReaderSize(rx, transportBufSize)}, nil
 }
 
 // put returns a connection whose response was read to its end.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // maxHeadBytes bounds a response head (status line and header fields).
@@ -340,6 +341,18 @@ func chunkErr(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// arrival is when the bytes last read from the connection arrived: the
+// kernel's receive time where available. Bytes handed out from the read
+// buffer came with that read or an earlier one, never later.
+func (b *h1Body) arrival() time.Time {
+	if b.c != nil {
+		if at := b.c.rx.arrived(); !at.IsZero() {
+			return at
+		}
+	}
+	return time.Now()
 }
 
 // Close returns the connection to the pool when the body was read to its

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/kneepoint/kneepoint/engine"
 )
@@ -31,13 +30,13 @@ type wholeResponse struct {
 }
 
 // readWhole reads a non-streaming response. The whole completion arrives
-// at once, so TTFT equals end-to-end latency (taken when the last byte is
-// read) and there are no inter-token gaps. Without usage, output tokens
+// at once, so TTFT equals end-to-end latency (when the last byte arrived,
+// by clk) and there are no inter-token gaps. Without usage, output tokens
 // are estimated as whitespace-separated words (about one token per common
 // English word) plus one per tool call, and marked estimated.
-func readWhole(br *bufio.Reader, tr *engine.Trace) outcome {
+func readWhole(br *bufio.Reader, tr *engine.Trace, clk clock) outcome {
 	body, err := readBody(br)
-	now := time.Now()
+	now := clk.arrival()
 	if err != nil {
 		return outcome{readErr: err, stage: " while reading the response body"}
 	}

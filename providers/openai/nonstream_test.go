@@ -52,7 +52,7 @@ func TestNonStreaming(t *testing.T) {
 // a malformed body quoting "".
 func TestEmptyBodySaysEmpty(t *testing.T) {
 	for _, body := range []string{"", " \r\n"} {
-		f := readWhole(bufio.NewReader(strings.NewReader(body)), &engine.Trace{}).failure
+		f := readWhole(bufio.NewReader(strings.NewReader(body)), &engine.Trace{}, wallClock{}).failure
 		if f == nil || f.Class != engine.ClassStream || !strings.Contains(f.Message, "empty response body") {
 			t.Errorf("body %q: failure %v, want an empty-body stream failure", body, f)
 		}

@@ -236,7 +236,7 @@ func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace)
 	var out outcome
 	switch mt := mediaType(resp.contentType); {
 	case mt == "text/event-stream":
-		out = readStream(br, tr)
+		out = readStream(br, tr, resp.clock)
 	case mt == "text/html":
 		b, _ := io.ReadAll(io.LimitReader(br, maxErrorBody))
 		return streamFailure("%s", p.message(strings.Replace(describeBody(resp.status, mt, b),
@@ -245,9 +245,9 @@ func (p *Provider) Do(ctx context.Context, req engine.Request, tr *engine.Trace)
 		// JSON (non-streaming, or a server that ignored stream: true), or
 		// an unlabelled body that is a stream if it looks like one.
 		if first, _ := br.Peek(5); string(first) == "data:" {
-			out = readStream(br, tr)
+			out = readStream(br, tr, resp.clock)
 		} else {
-			out = readWhole(br, tr)
+			out = readWhole(br, tr, resp.clock)
 		}
 	}
 	switch {

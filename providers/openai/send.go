@@ -14,6 +14,7 @@ type response struct {
 	contentType string
 	header      http.Header // may be nil (lean client, no fields of interest)
 	body        io.ReadCloser
+	clock       clock // when the body's bytes arrived (arrival.go)
 }
 
 // send posts the request in buf, whose body starts at off (the room in
@@ -28,7 +29,7 @@ func (p *Provider) send(ctx context.Context, buf []byte, off int) (response, err
 			return response{}, err
 		}
 		if !isRedirect(r.status, r.header) {
-			return response{status: r.status, contentType: r.contentType, header: r.header, body: &r.body}, nil
+			return response{status: r.status, contentType: r.contentType, header: r.header, body: &r.body, clock: &r.body}, nil
 		}
 		_ = r.body.Close()
 		p.h1.redirected.Store(true)
@@ -44,7 +45,7 @@ func (p *Provider) send(ctx context.Context, buf []byte, off int) (response, err
 	if err != nil {
 		return response{}, err
 	}
-	return response{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), header: resp.Header, body: resp.Body}, nil
+	return response{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), header: resp.Header, body: resp.Body, clock: wallClock{}}, nil
 }
 
 // isRedirect reports a response net/http's client would follow.

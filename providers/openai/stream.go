@@ -126,13 +126,14 @@ func eventMessage(payload []byte) string {
 	return snippet(payload)
 }
 
-// readStream reads an event stream to its end.
-func readStream(br *bufio.Reader, tr *engine.Trace) outcome {
+// readStream reads an event stream to its end; clk says when the bytes of
+// each read arrived.
+func readStream(br *bufio.Reader, tr *engine.Trace, clk clock) outcome {
 	lr := lineReader{r: br}
 	var st streamState
-	// Lines that arrived in one read share the time that read returned:
-	// that is when they were received, and it spares a clock read per
-	// line (time.Now was a sixth of the CPU at a million tokens/s).
+	// Lines that arrived in one read share that read's arrival time: that
+	// is when they were received, and it spares a clock read per line
+	// (time.Now was a sixth of the CPU at a million tokens/s).
 	var now time.Time
 	for {
 		line, err := lr.next()
@@ -151,7 +152,7 @@ func readStream(br *bufio.Reader, tr *engine.Trace) outcome {
 			return outcome{readErr: err, stage: fmt.Sprintf(" after %d output chunks", st.chunks)}
 		}
 		if lr.fresh || now.IsZero() {
-			now = time.Now()
+			now = clk.arrival()
 		}
 		stop, f := st.feed(line, now, tr)
 		if f != nil {

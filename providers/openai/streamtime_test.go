@@ -47,7 +47,7 @@ func TestStreamTimestampsFollowReads(t *testing.T) {
 	const gap = 30 * time.Millisecond
 	tr := &engine.Trace{}
 	tr.Start(time.Now())
-	out := readStream(bufio.NewReaderSize(&pacedReader{parts: parts, gap: gap}, 4096), tr)
+	out := readStream(bufio.NewReaderSize(&pacedReader{parts: parts, gap: gap}, 4096), tr, wallClock{})
 	if out.failure != nil || out.readErr != nil {
 		t.Fatalf("readStream: %+v", out)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -70,6 +71,15 @@ func (cc *countedConn) Close() error {
 		cc.c.open.Add(-1)
 	}
 	return cc.Conn.Close()
+}
+
+// SyscallConn exposes the socket, for receive timestamps (arrival.go).
+func (cc *countedConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := cc.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return sc.SyscallConn()
 }
 
 func (c *connCounter) dial(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -1,0 +1,91 @@
+package openai
+
+import (
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestArrivalIsKernelReceiveTime: bytes that sat in the socket for 50 ms
+// before being read are stamped with when they arrived, not when read.
+func TestArrivalIsKernelReceiveTime(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	rx := newArrivalReader(client)
+	if _, ok := rx.(*rxReader); !ok {
+		t.Fatalf("no receive timestamps on a loopback TCP connection (%T)", rx)
+	}
+	buf := make([]byte, 64)
+	for round := range 3 {
+		sent := time.Now()
+		if _, err := server.Write([]byte("data: x\n\n")); err != nil {
+			t.Fatal(err)
+		}
+		const held = 50 * time.Millisecond
+		time.Sleep(held)
+		n, err := rx.Read(buf)
+		read := time.Now()
+		if err != nil || n != 9 {
+			t.Fatalf("round %d: Read = %d, %v", round, n, err)
+		}
+		at := rx.arrived()
+		// Tolerances: the write and the kernel's stamp are microseconds
+		// apart on loopback; 10 ms allows for a descheduled test.
+		if at.Before(sent) || at.Sub(sent) > 10*time.Millisecond {
+			t.Errorf("round %d: arrival %v after the write, want within 10ms", round, at.Sub(sent))
+		}
+		if read.Sub(at) < held-time.Millisecond {
+			t.Errorf("round %d: arrival only %v before the read; the bytes waited %v", round, read.Sub(at), held)
+		}
+	}
+	server.Close()
+	if n, err := rx.Read(buf); n != 0 || err != io.EOF {
+		t.Errorf("after close: Read = %d, %v; want 0, EOF", n, err)
+	}
+}
+
+// TestArrivalReadHonoursDeadline: a read through the RawConn is unblocked
+// by a deadline, as the lean client's cancellation needs.
+func TestArrivalReadHonoursDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	rx := newArrivalReader(client)
+	time.AfterFunc(30*time.Millisecond, func() { client.SetDeadline(aLongTimeAgo) })
+	start := time.Now()
+	_, err = rx.Read(make([]byte, 8))
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("Read = %v, want a timeout error", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("deadline took %v to unblock the read", d)
+	}
+}
