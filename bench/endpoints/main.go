@@ -67,6 +67,7 @@ func serve(s *server, port int, portFile string) error {
 		return err
 	}
 	hs := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	ln = s.listen(ln, hs)
 	addr := ln.Addr().String()
 	if portFile != "" {
 		tmp := portFile + ".tmp"

@@ -93,6 +93,9 @@ func (s *server) stats(w http.ResponseWriter, _ *http.Request) {
 func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	s.readBody(r)
+	if s.cfg.mode == modeDelay {
+		start = arrival(r, start)
+	}
 	s.requests.Add(1)
 	h := w.Header()
 	if s.cfg.mode == modeTrivial {

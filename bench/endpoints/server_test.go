@@ -28,7 +28,9 @@ func TestEndpointsServeValidCompletions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(tt.cfg)
-			srv := httptest.NewServer(s.routes())
+			srv := httptest.NewUnstartedServer(s.routes())
+			srv.Listener = s.listen(srv.Listener, srv.Config)
+			srv.Start()
 			defer srv.Close()
 			p, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithModel("bench"), openai.WithStream(tt.stream))
 			if err != nil {

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/kneepoint/kneepoint/providers/rxtime"
 )
 
 // Why kneepoint has its own HTTP/1.1 client for plain http:// endpoints.
@@ -55,7 +57,7 @@ type h1Client struct {
 // h1Conn is one connection and its read buffer.
 type h1Conn struct {
 	conn      net.Conn
-	rx        arrivalReader // reads conn, noting when bytes arrived
+	rx        rxtime.Reader // reads conn, noting when bytes arrived
 	br        *bufio.Reader // reads rx
 	reused    bool          // it served a request before this one
 	idleSince time.Time     // when it went back to the pool
@@ -198,7 +200,7 @@ func (h *h1Client) get(ctx context.Context) (*h1Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	rx := newArrivalReader(conn)
+	rx := rxtime.New(conn)
 	return &h1Conn{conn: conn, rx: rx, br: bufio.NewReaderSize(rx, transportBufSize)}, nil
 }
 

@@ -348,7 +348,7 @@ func chunkErr(err error) error {
 // buffer came with that read or an earlier one, never later.
 func (b *h1Body) arrival() time.Time {
 	if b.c != nil {
-		if at := b.c.rx.arrived(); !at.IsZero() {
+		if at := b.c.rx.Arrived(); !at.IsZero() {
 			return at
 		}
 	}

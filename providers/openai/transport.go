@@ -73,7 +73,7 @@ func (cc *countedConn) Close() error {
 	return cc.Conn.Close()
 }
 
-// SyscallConn exposes the socket, for receive timestamps (arrival.go).
+// SyscallConn exposes the socket, for receive timestamps (providers/rxtime).
 func (cc *countedConn) SyscallConn() (syscall.RawConn, error) {
 	sc, ok := cc.Conn.(syscall.Conn)
 	if !ok {

@@ -1,4 +1,4 @@
-package openai
+package rxtime
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ func TestArrivalIsKernelReceiveTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	rx := newArrivalReader(client)
+	rx := New(client)
 	if _, ok := rx.(*rxReader); !ok {
 		t.Fatalf("no receive timestamps on a loopback TCP connection (%T)", rx)
 	}
@@ -43,7 +43,7 @@ func TestArrivalIsKernelReceiveTime(t *testing.T) {
 		if err != nil || n != 9 {
 			t.Fatalf("round %d: Read = %d, %v", round, n, err)
 		}
-		at := rx.arrived()
+		at := rx.Arrived()
 		// Tolerances: the write and the kernel's stamp are microseconds
 		// apart on loopback; 10 ms allows for a descheduled test.
 		if at.Before(sent) || at.Sub(sent) > 10*time.Millisecond {
@@ -77,8 +77,8 @@ func TestArrivalReadHonoursDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	rx := newArrivalReader(client)
-	time.AfterFunc(30*time.Millisecond, func() { client.SetDeadline(aLongTimeAgo) })
+	rx := New(client)
+	time.AfterFunc(30*time.Millisecond, func() { client.SetDeadline(time.Unix(1, 0)) })
 	start := time.Now()
 	_, err = rx.Read(make([]byte, 8))
 	var ne net.Error

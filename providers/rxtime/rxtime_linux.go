@@ -1,4 +1,4 @@
-package openai
+package rxtime
 
 import (
 	"encoding/binary"
@@ -24,22 +24,22 @@ type rxReader struct {
 	at      time.Time
 }
 
-// newArrivalReader turns on receive timestamps for conn; if that fails it
-// returns a plain reader (arrival times then come from the clock).
-func newArrivalReader(conn net.Conn) arrivalReader {
+// New turns on receive timestamps for conn; if that fails it returns a
+// reader whose Arrived is zero (callers then use the clock).
+func New(conn net.Conn) Reader {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
-		return plainReader{conn}
+		return plain{conn}
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return plainReader{conn}
+		return plain{conn}
 	}
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
 		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
 	}); err != nil || serr != nil {
-		return plainReader{conn}
+		return plain{conn}
 	}
 	r := &rxReader{raw: raw}
 	r.recvFn = r.recv
@@ -78,7 +78,7 @@ func (r *rxReader) Read(p []byte) (int, error) {
 	return r.n, nil
 }
 
-func (r *rxReader) arrived() time.Time { return r.at }
+func (r *rxReader) Arrived() time.Time { return r.at }
 
 // timestampNS finds the SCM_TIMESTAMPNS message in a control buffer.
 func timestampNS(oob []byte) (sec, nsec int64, ok bool) {
