@@ -13,7 +13,7 @@
 //	if err := p.Check(ctx); err != nil { ... } // reachable, key accepted, model served
 //	err = p.Do(ctx, engine.Request{...}, trace) // nil or *engine.Failure
 //
-// Other options: WithStream, WithIncludeUsage, WithTimeout, WithHTTP2,
+// Other options: WithStream, WithIncludeUsage, WithTimeout, WithHTTP2, WithLeanHTTP,
 // WithSystemPrompt, WithSharedPrefix, WithIgnoreEOS, WithExtraBody,
 // WithPromptsFile, WithTemperature, WithMaxTokensField, WithHTTPClient.
 // Models lists the served models; Describe names the target without
@@ -32,7 +32,9 @@
 // the usage the server reports (stream_options.include_usage: OpenAI sends
 // it in a chunk with empty choices, llama.cpp inside the final chunk),
 // else they are counted one per chunk and marked estimated. Without
-// streaming, TTFT equals E2E and there are no gaps.
+// streaming, TTFT equals E2E and there are no gaps. A chunk's time is when
+// the read that brought it arrived: the kernel's receive time on the lean
+// client under Linux (arrival.go), else when the read returned.
 //
 // # Design
 //
@@ -51,9 +53,14 @@
 // ignore_eos or extra_body fields, and encoding/json was a third of a
 // non-streaming request's client CPU), checked against json.Marshal.
 //
-// The transport (transport.go) keeps an idle connection per in-flight
-// request, speaks HTTP/1.1 unless WithHTTP2, never forwards the key on a
-// redirect to another origin, and counts connections. Failures
+// Plain http:// endpoints without a proxy are spoken to by a lean HTTP/1.1
+// client (h1.go, h1read.go; send.go chooses): each request is written and
+// its response read on the caller's goroutine, half net/http's client CPU
+// per request (BenchmarkLoopbackNonStream). Everything else goes through
+// net/http: the transport (transport.go) keeps an idle connection per
+// in-flight request, speaks HTTP/1.1 unless WithHTTP2, never forwards the
+// key on a redirect to another origin, and counts connections (both
+// clients count into the same figures). Failures
 // (failure.go) are classified by status or by what broke on the wire,
 // carry the server's message with every secret removed, and the
 // Retry-After / retry-after-ms / x-ratelimit-* hints (ratelimit.go); the
