@@ -225,11 +225,7 @@ func (lr *headReader) next() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line = line[:len(line)-1]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, nil
+	return trimEOL(line), nil
 }
 
 // Read reads the body, ending with io.EOF exactly at its framed end; a
@@ -326,11 +322,7 @@ func (b *h1Body) line() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line = line[:len(line)-1]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, nil
+	return trimEOL(line), nil
 }
 
 func chunkErr(err error) error {

@@ -47,13 +47,19 @@ func (lr *lineReader) next() ([]byte, error) {
 	if err != nil && (err != io.EOF || len(line) == 0) {
 		return nil, err
 	}
+	return trimEOL(line), nil
+}
+
+// trimEOL drops a line's terminator: LF or CRLF (or nothing, for a last
+// line without one).
+func trimEOL(line []byte) []byte {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	return line, nil
+	return line
 }
 
 // sseField splits an event-stream line into its field name and value, as

@@ -22,6 +22,7 @@ type rxReader struct {
 	err     error
 	oob     [64]byte // one SCM_TIMESTAMPNS message needs 32
 	at      time.Time
+	kernel  bool // at came from the kernel's stamp
 }
 
 // New turns on receive timestamps for conn; if that fails it returns a
@@ -71,8 +72,12 @@ func (r *rxReader) Read(p []byte) (int, error) {
 	case r.n == 0:
 		return 0, io.EOF
 	}
+	// A read without a stamp takes its own time: the kernel turns stamping
+	// on asynchronously when the first socket asks, so the first packets
+	// after that can come without.
 	r.at = now
-	if sec, nsec, ok := timestampNS(r.oob[:r.oobn]); ok {
+	var sec, nsec int64
+	if sec, nsec, r.kernel = timestampNS(r.oob[:r.oobn]); r.kernel {
 		r.at = arrivalBefore(now, time.Unix(sec, nsec))
 	}
 	return r.n, nil
