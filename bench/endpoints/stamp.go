@@ -61,6 +61,15 @@ func (c *stampedConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// CloseWrite keeps the server's graceful half-close, which embedding the
+// net.Conn interface would hide.
+func (c *stampedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Conn.Close()
+}
+
 func (c *stampedConn) arrived() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()

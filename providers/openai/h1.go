@@ -5,14 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/kneepoint/kneepoint/providers/rxtime"
@@ -67,11 +66,12 @@ type h1Conn struct {
 // write on the connection at once (how a canceled request is aborted).
 var aLongTimeAgo = time.Unix(1, 0)
 
-// errNoResponse wraps the error from a connection that ended before any
-// byte of a response: on a reused connection that is a server closing it
-// while idle (uvicorn, which serves vLLM, does after 5 s), and the request
-// is sent once more on a fresh connection.
-var errNoResponse = errors.New("connection closed before any response")
+// errNotSent wraps a write error on a reused connection before any byte of
+// the request went out: the server had closed it, so the request is sent
+// once more on a freshly dialed connection. Once any byte is written the
+// request is never sent again (the server may have acted on it), as
+// net/http does for a POST.
+var errNotSent = errors.New("connection closed before the request was sent")
 
 // validHeaderValue reports whether v can be sent as a header field value:
 // no control characters but tab (a pasted key with a newline would
@@ -94,6 +94,13 @@ func leanEligible(cfg config, chatURL string, proxy func(*http.Request) (*url.UR
 	if err != nil || u.Scheme != "http" || u.User != nil || cfg.http2 || cfg.httpClient != nil || !cfg.leanHTTP {
 		return nil, false
 	}
+	// Host names that need IDNA encoding and IPv6 zones: net/http rewrites
+	// them for the Host header; leave them to it.
+	for _, c := range []byte(u.Host) {
+		if c >= 0x80 || c == '%' {
+			return nil, false
+		}
+	}
 	if via, err := proxy(&http.Request{URL: u}); err != nil || via != nil {
 		return nil, false
 	}
@@ -107,7 +114,8 @@ func newH1Client(u *url.URL, header http.Header, maxIdle int, dial func(context.
 	if port == "" {
 		port = "80"
 	}
-	head := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+	host := strings.TrimSuffix(u.Host, ":") // "host:" means the default port, as in net/http
+	head := []byte("POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + host + "\r\n")
 	for _, k := range []string{"User-Agent", "Content-Type", "Accept", "Authorization"} {
 		if v := header.Get(k); v != "" {
 			head = append(head, k+": "+v+"\r\n"...)
@@ -143,7 +151,7 @@ func (h *h1Client) frame(buf []byte, off int) []byte {
 // must be closed. ctx aborts the exchange at any point, body included.
 func (h *h1Client) roundTrip(ctx context.Context, req []byte) (*h1Response, error) {
 	for attempt := 0; ; attempt++ {
-		c, err := h.get(ctx)
+		c, err := h.get(ctx, attempt > 0)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +163,7 @@ func (h *h1Client) roundTrip(ctx context.Context, req []byte) (*h1Response, erro
 		}
 		stop()
 		_ = c.conn.Close()
-		if attempt == 0 && c.reused && errors.Is(err, errNoResponse) && ctx.Err() == nil {
+		if attempt == 0 && errors.Is(err, errNotSent) && ctx.Err() == nil {
 			continue
 		}
 		return nil, err
@@ -164,38 +172,38 @@ func (h *h1Client) roundTrip(ctx context.Context, req []byte) (*h1Response, erro
 
 // exchange writes the request and reads the response head.
 func (c *h1Conn) exchange(req []byte) (*h1Response, error) {
-	if _, err := c.conn.Write(req); err != nil {
-		if isConnReset(err) {
-			err = fmt.Errorf("%w: %w", errNoResponse, err)
+	if n, err := c.conn.Write(req); err != nil {
+		if n == 0 && c.reused {
+			err = fmt.Errorf("%w: %w", errNotSent, err)
 		}
 		return nil, err
 	}
 	return readResponseHead(c.br)
 }
 
-// isConnReset reports whether err is the peer having closed the
-// connection (before the request could be answered).
-func isConnReset(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-// get takes an idle connection or dials one.
-func (h *h1Client) get(ctx context.Context) (*h1Conn, error) {
-	var stale []*h1Conn
-	h.mu.Lock()
-	for len(h.idle) > 0 {
-		c := h.idle[len(h.idle)-1]
-		h.idle = h.idle[:len(h.idle)-1]
-		if time.Since(c.idleSince) < idleConnTimeout {
+// get takes an idle connection that is still good, or dials one (always,
+// when fresh is set).
+func (h *h1Client) get(ctx context.Context, fresh bool) (*h1Conn, error) {
+	for !fresh {
+		h.mu.Lock()
+		n := len(h.idle)
+		if n == 0 {
 			h.mu.Unlock()
-			closeAll(stale)
+			break
+		}
+		c := h.idle[n-1]
+		h.idle = h.idle[:n-1]
+		h.mu.Unlock()
+		// Go's transport learns of a server closing an idle connection
+		// from a read it keeps pending on it; the lean client asks the
+		// socket just before reuse instead (probe_unix.go): one
+		// non-blocking peek, instead of a goroutine per connection.
+		if time.Since(c.idleSince) < idleConnTimeout && !closedOrUnasked(c.conn) {
 			c.reused = true
 			return c, nil
 		}
-		stale = append(stale, c)
+		_ = c.conn.Close()
 	}
-	h.mu.Unlock()
-	closeAll(stale)
 	conn, err := h.dial(ctx, "tcp", h.addr)
 	if err != nil {
 		return nil, err

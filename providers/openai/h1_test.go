@@ -114,6 +114,9 @@ func TestLeanFraming(t *testing.T) {
 		{name: "malformed status line", resp: "HTTP/1.1 2OO OK\r\n\r\n", close: true, dialed: 2, msg: "malformed HTTP status line"},
 		{name: "not HTTP", resp: "SSH-2.0-OpenSSH_9.6\r\n", close: true, dialed: 2, msg: "malformed HTTP status line"},
 		{name: "bad content-length", resp: "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", close: true, dialed: 2, msg: "bad Content-Length"},
+		{name: "signed content-length", resp: "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello", close: true, dialed: 2, msg: "bad Content-Length"},
+		{name: "gzip transfer coding", resp: "HTTP/1.1 200 OK\r\n" + sse + "Transfer-Encoding: gzip, chunked\r\n\r\n" + chunked(rawStream, 64), close: true, dialed: 2, msg: "unsupported Transfer-Encoding"},
+		{name: "two transfer-encoding fields", resp: "HTTP/1.1 200 OK\r\n" + sse + "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n" + chunked(rawStream, 64), close: true, dialed: 2, msg: "unsupported Transfer-Encoding"},
 		{name: "conflicting content-lengths", resp: "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcd", close: true, dialed: 2, msg: "bad Content-Length"},
 		{name: "malformed header line", resp: "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", close: true, dialed: 2, msg: "malformed response header line"},
 		{name: "head too large", resp: "HTTP/1.1 200 OK\r\nX-Huge: " + strings.Repeat("h", maxHeadBytes) + "\r\n\r\n", close: true, dialed: 2, msg: "response head larger than"},
@@ -203,30 +206,110 @@ func TestLeanRequest(t *testing.T) {
 	}
 }
 
-// TestLeanRetriesIdleClose: a server that closes a kept-alive connection
-// while it is idle (uvicorn does after 5 s) must not fail the next
-// request; the lean client sends it again on a fresh connection, once.
-func TestLeanRetriesIdleClose(t *testing.T) {
-	srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
-		fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(rawStream), rawStream)
-		return false // says keep-alive, closes anyway
-	})
-	p, err := New(WithBaseURL(srv.url()), WithModel("m"))
-	if err != nil {
-		t.Fatal(err)
+// okResponse writes a complete streamed response with a Content-Length.
+func okResponse(w *bufio.Writer) {
+	fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(rawStream), rawStream)
+}
+
+// TestIdleCloseNeverFails: servers close kept-alive connections while idle
+// (uvicorn, which serves vLLM, after 5 s). However many pooled connections
+// went dead, the next requests must not fail, and each is sent once.
+func TestIdleCloseNeverFails(t *testing.T) {
+	for _, lean := range []bool{true, false} {
+		t.Run(map[bool]string{true: "lean", false: "net-http"}[lean], func(t *testing.T) {
+			srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
+				time.Sleep(20 * time.Millisecond) // the first three overlap
+				okResponse(w)
+				return false // says nothing, closes anyway
+			})
+			p, err := New(WithBaseURL(srv.url()), WithModel("m"), WithLeanHTTP(lean))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Go(func() {
+					if _, err := doOne(t, p); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			for i := range 3 {
+				time.Sleep(50 * time.Millisecond) // idle: the server's closes arrive
+				if _, err := doOne(t, p); err != nil {
+					t.Fatalf("request %d after the idle closes: %v", i, err)
+				}
+			}
+			if got := srv.requests.Load(); got != 6 {
+				t.Errorf("server saw %d requests, want 6 (each sent once)", got)
+			}
+		})
 	}
-	defer p.Close()
-	for i := range 3 {
-		if _, err := doOne(t, p); err != nil {
-			t.Fatalf("request %d: %v", i, err)
-		}
-		time.Sleep(20 * time.Millisecond) // let the close arrive
+}
+
+// TestNoResendOnceWritten: a request the server read and then dropped
+// without answering fails; it is never sent again (the server may have
+// acted on it), as net/http does for a POST.
+func TestNoResendOnceWritten(t *testing.T) {
+	for _, lean := range []bool{true, false} {
+		t.Run(map[bool]string{true: "lean", false: "net-http"}[lean], func(t *testing.T) {
+			srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, n int64) bool {
+				if n == 2 {
+					time.Sleep(50 * time.Millisecond) // "working on it", then gone
+					return false
+				}
+				okResponse(w)
+				return true
+			})
+			p, err := New(WithBaseURL(srv.url()), WithModel("m"), WithLeanHTTP(lean))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if _, err := doOne(t, p); err != nil {
+				t.Fatal(err)
+			}
+			_, err = doOne(t, p)
+			var f *engine.Failure
+			if !errors.As(err, &f) || f.Class != engine.ClassConnection {
+				t.Errorf("request 2 = %v, want a connection failure", err)
+			}
+			if got := srv.requests.Load(); got != 2 {
+				t.Errorf("server saw %d requests for 2 calls; a written request was sent again", got)
+			}
+		})
 	}
-	if got := srv.requests.Load(); got != 3 {
-		t.Errorf("server saw %d requests, want 3 (a stale connection's request was never delivered)", got)
-	}
-	if _, dialed := p.Conns(); dialed != 3 {
-		t.Errorf("dialed %d, want 3", dialed)
+}
+
+// TestUnaskedResponseNotTaken: a response written on an idle connection
+// (a proxy's 408 before it hangs up) is not taken as the next request's.
+func TestUnaskedResponseNotTaken(t *testing.T) {
+	for _, lean := range []bool{true, false} {
+		t.Run(map[bool]string{true: "lean", false: "net-http"}[lean], func(t *testing.T) {
+			srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
+				okResponse(w)
+				w.Flush()
+				time.Sleep(20 * time.Millisecond)
+				w.WriteString("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+				return false
+			})
+			p, err := New(WithBaseURL(srv.url()), WithModel("m"), WithLeanHTTP(lean))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for i := range 2 {
+				if _, err := doOne(t, p); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				time.Sleep(60 * time.Millisecond) // the 408 and the close arrive
+			}
+			if got := srv.requests.Load(); got != 2 {
+				t.Errorf("server saw %d requests, want 2", got)
+			}
+		})
 	}
 }
 
@@ -276,6 +359,9 @@ func TestLeanEligible(t *testing.T) {
 		{"http://127.0.0.1:8000/v1", []Option{WithHTTPClient(&http.Client{})}, false},
 		{"https://127.0.0.1:8000/v1", nil, false},
 		{"http://user:pass@127.0.0.1:8000/v1", nil, false},
+		{"http://[::1]:8000/v1", nil, true},
+		{"http://[fe80::1%25eth0]:8000/v1", nil, false}, // a zone: net/http drops it from Host
+		{"http://bücher.example:8000/v1", nil, false},   // IDNA: net/http punycodes it
 	}
 	for _, tt := range tests {
 		p, err := New(append([]Option{WithBaseURL(tt.base)}, tt.opts...)...)

@@ -63,9 +63,6 @@ func readResponseHead(br *bufio.Reader) (*h1Response, error) {
 	for {
 		r, err := readOneHead(&lr)
 		if err != nil {
-			if lr.total == 0 && isConnReset(err) {
-				return nil, fmt.Errorf("%w: %w", errNoResponse, err)
-			}
 			if errors.Is(err, io.EOF) {
 				return nil, io.ErrUnexpectedEOF
 			}
@@ -91,7 +88,7 @@ func readOneHead(lr *headReader) (*h1Response, error) {
 	}
 	r := &h1Response{status: status}
 	r.body.br = lr.br
-	hasLength, hasTE, chunked := false, false, false
+	hasLength, hasTE := false, false
 	connClose, connKeep := false, false
 	for {
 		line, err := lr.next()
@@ -111,15 +108,19 @@ func readOneHead(lr *headReader) (*h1Response, error) {
 		value = bytes.TrimSpace(value)
 		switch {
 		case strings.EqualFold(string(name), "content-length"):
-			n, err := strconv.ParseInt(string(value), 10, 64)
-			if err != nil || n < 0 || hasLength && n != r.body.left {
+			n, err := strconv.ParseUint(string(value), 10, 63)
+			if err != nil || hasLength && int64(n) != r.body.left {
 				return nil, fmt.Errorf("bad Content-Length %s", snippet(value))
 			}
-			hasLength, r.body.left = true, n
+			hasLength, r.body.left = true, int64(n)
 		case strings.EqualFold(string(name), "transfer-encoding"):
+			// Only "chunked" alone is understood (no Accept-Encoding is
+			// sent); like net/http, anything else is refused rather than
+			// read as a body it is not.
+			if hasTE || !bytes.EqualFold(value, []byte("chunked")) {
+				return nil, fmt.Errorf("unsupported Transfer-Encoding %s", snippet(value))
+			}
 			hasTE = true
-			codings := bytes.Split(value, []byte(","))
-			chunked = bytes.EqualFold(bytes.TrimSpace(codings[len(codings)-1]), []byte("chunked"))
 		case strings.EqualFold(string(name), "connection"):
 			for _, t := range bytes.Split(value, []byte(",")) {
 				t = bytes.TrimSpace(t)
@@ -144,10 +145,10 @@ func readOneHead(lr *headReader) (*h1Response, error) {
 	switch {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified:
 		r.body.mode, r.body.left, r.body.done = bodyLength, 0, true
-	case hasTE && chunked:
+	case hasTE:
 		r.body.mode, r.body.left = bodyChunked, 0
 		r.body.keepAlive = r.body.keepAlive && !hasLength // both: a smuggling risk, do not reuse
-	case hasTE, !hasLength:
+	case !hasLength:
 		r.body.mode, r.body.keepAlive = bodyUntilClose, false
 	default:
 		r.body.mode, r.body.done = bodyLength, r.body.left == 0
