@@ -43,11 +43,6 @@ func encodeExtras(m map[string]any) (map[string]json.RawMessage, error) {
 	return out, nil
 }
 
-// body builds the JSON for one request (see appendBody).
-func (p *Provider) body(seed int64, id uint64, promptTokens, maxTokens int) ([]byte, error) {
-	return p.appendBody(make([]byte, 0, p.bodySize(promptTokens)), seed, id, promptTokens, maxTokens)
-}
-
 // bodySize is a capacity that usually holds a request body whole.
 func (p *Provider) bodySize(promptTokens int) int {
 	return 160 + len(p.cfg.model) + len(p.cfg.systemPrompt) + 8*max(promptTokens, 1)

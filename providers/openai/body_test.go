@@ -14,6 +14,12 @@ import (
 // referenceBody is what body produced before it appended JSON by hand:
 // json.Marshal of chatBody with go-openai's messages. The fast encoder must
 // match it byte for byte.
+// body builds the JSON for one request, as Do does without the lean
+// client's reserved head room.
+func (p *Provider) body(seed int64, id uint64, promptTokens, maxTokens int) ([]byte, error) {
+	return p.appendBody(make([]byte, 0, p.bodySize(promptTokens)), seed, id, promptTokens, maxTokens)
+}
+
 func referenceBody(p *Provider, seed int64, id uint64, promptTokens, maxTokens int) []byte {
 	b := chatBody{Model: p.cfg.model, Stream: p.cfg.stream, Temperature: p.cfg.temperature, IgnoreEOS: p.cfg.ignoreEOS}
 	if len(p.prompts) > 0 {

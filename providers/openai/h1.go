@@ -22,12 +22,15 @@ import (
 // net/http's client runs every connection as two goroutines (readLoop and
 // writeLoop) and hands each request and response between them and the
 // caller over channels: a request costs several goroutine wake-ups on top
-// of its two syscalls. On this project's 2-core machine, 64 workers against
-// a trivial loopback endpoint used 33 µs of client CPU per request through
-// net/http and 16 µs writing the request and reading the response on the
-// caller's own goroutine (bench/compare.sh, target 1). A load generator
-// that spends that CPU competes with the server it measures when both
-// share a machine, as local vLLM and llama.cpp setups do.
+// of its two syscalls. On this project's 2-core machine, a bare loop of
+// 64 goroutines against a trivial loopback endpoint used 33 µs of client
+// CPU per request through net/http and 16 µs writing the request and
+// reading the response on its own goroutine; the whole of kneepoint now
+// uses 38-44 µs per request where hey, on net/http, uses 57-67
+// (bench/compare.sh, target 1; BenchmarkLoopbackNonStream compares the two
+// paths in-process). A load generator that spends that CPU competes with
+// the server it measures when both share a machine, as local vLLM and
+// llama.cpp setups do.
 //
 // The lean client is used only where net/http would add nothing: http://
 // (no TLS), no proxy for the URL, no credentials in it, HTTP/2 off and no
