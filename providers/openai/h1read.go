@@ -113,10 +113,11 @@ func readOneHead(lr *headReader) (*h1Response, error) {
 				return nil, fmt.Errorf("bad Content-Length %s", snippet(value))
 			}
 			hasLength, r.body.left = true, int64(n)
-		case strings.EqualFold(string(name), "transfer-encoding"):
+		case http11 && strings.EqualFold(string(name), "transfer-encoding"):
 			// Only "chunked" alone is understood (no Accept-Encoding is
 			// sent); like net/http, anything else is refused rather than
-			// read as a body it is not.
+			// read as a body it is not. Transfer-Encoding came with
+			// HTTP/1.1: in an HTTP/1.0 response it is ignored, as there.
 			if hasTE || !bytes.EqualFold(value, []byte("chunked")) {
 				return nil, fmt.Errorf("unsupported Transfer-Encoding %s", snippet(value))
 			}
@@ -139,9 +140,6 @@ func readOneHead(lr *headReader) (*h1Response, error) {
 	// HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes
 	// it unless told to keep it.
 	r.body.keepAlive = !connClose && (http11 || connKeep)
-	// Transfer-Encoding came with HTTP/1.1; in an HTTP/1.0 response it is
-	// ignored, as net/http does.
-	hasTE = hasTE && http11
 	switch {
 	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified:
 		r.body.mode, r.body.left, r.body.done = bodyLength, 0, true
