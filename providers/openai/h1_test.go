@@ -71,6 +71,17 @@ func newRawServer(t *testing.T, respond func(w *bufio.Writer, req *http.Request,
 
 func (s *rawServer) url() string { return "http://" + s.ln.Addr().String() + "/v1" }
 
+// provider is a Provider for the server, closed when the test ends.
+func (s *rawServer) provider(t *testing.T, opts ...Option) *Provider {
+	t.Helper()
+	p, err := New(append([]Option{WithBaseURL(s.url()), WithModel("m")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
 const rawStream = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n" +
 	"data: {\"choices\":[{\"delta\":{\"content\":\" there\"},\"finish_reason\":\"stop\"}]}\n\n" +
 	"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}\n\n" +
@@ -215,102 +226,84 @@ func okResponse(w *bufio.Writer) {
 // (uvicorn, which serves vLLM, after 5 s). However many pooled connections
 // went dead, the next requests must not fail, and each is sent once.
 func TestIdleCloseNeverFails(t *testing.T) {
-	for _, lean := range []bool{true, false} {
-		t.Run(map[bool]string{true: "lean", false: "net-http"}[lean], func(t *testing.T) {
-			srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
-				time.Sleep(20 * time.Millisecond) // the first three overlap
-				okResponse(w)
-				return false // says nothing, closes anyway
-			})
-			p, err := New(WithBaseURL(srv.url()), WithModel("m"), WithLeanHTTP(lean))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			var wg sync.WaitGroup
-			for range 3 {
-				wg.Go(func() {
-					if _, err := doOne(t, p); err != nil {
-						t.Error(err)
-					}
-				})
-			}
-			wg.Wait()
-			for i := range 3 {
-				time.Sleep(50 * time.Millisecond) // idle: the server's closes arrive
-				if _, err := doOne(t, p); err != nil {
-					t.Fatalf("request %d after the idle closes: %v", i, err)
-				}
-			}
-			if got := srv.requests.Load(); got != 6 {
-				t.Errorf("server saw %d requests, want 6 (each sent once)", got)
-			}
+	bothClients(t, "", func(t *testing.T, client Option) {
+		srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
+			time.Sleep(20 * time.Millisecond) // the first three overlap
+			okResponse(w)
+			return false // says nothing, closes anyway
 		})
-	}
+		p := srv.provider(t, client)
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				if _, err := doOne(t, p); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		for i := range 3 {
+			time.Sleep(50 * time.Millisecond) // idle: the server's closes arrive
+			if _, err := doOne(t, p); err != nil {
+				t.Fatalf("request %d after the idle closes: %v", i, err)
+			}
+		}
+		if got := srv.requests.Load(); got != 6 {
+			t.Errorf("server saw %d requests, want 6 (each sent once)", got)
+		}
+	})
 }
 
 // TestNoResendOnceWritten: a request the server read and then dropped
 // without answering fails; it is never sent again (the server may have
 // acted on it), as net/http does for a POST.
 func TestNoResendOnceWritten(t *testing.T) {
-	for _, lean := range []bool{true, false} {
-		t.Run(map[bool]string{true: "lean", false: "net-http"}[lean], func(t *testing.T) {
-			srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, n int64) bool {
-				if n == 2 {
-					time.Sleep(50 * time.Millisecond) // "working on it", then gone
-					return false
-				}
-				okResponse(w)
-				return true
-			})
-			p, err := New(WithBaseURL(srv.url()), WithModel("m"), WithLeanHTTP(lean))
-			if err != nil {
-				t.Fatal(err)
+	bothClients(t, "", func(t *testing.T, client Option) {
+		srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, n int64) bool {
+			if n == 2 {
+				time.Sleep(50 * time.Millisecond) // "working on it", then gone
+				return false
 			}
-			defer p.Close()
-			if _, err := doOne(t, p); err != nil {
-				t.Fatal(err)
-			}
-			_, err = doOne(t, p)
-			var f *engine.Failure
-			if !errors.As(err, &f) || f.Class != engine.ClassConnection {
-				t.Errorf("request 2 = %v, want a connection failure", err)
-			}
-			if got := srv.requests.Load(); got != 2 {
-				t.Errorf("server saw %d requests for 2 calls; a written request was sent again", got)
-			}
+			okResponse(w)
+			return true
 		})
-	}
+		p := srv.provider(t, client)
+		if _, err := doOne(t, p); err != nil {
+			t.Fatal(err)
+		}
+		_, err := doOne(t, p)
+		var f *engine.Failure
+		if !errors.As(err, &f) || f.Class != engine.ClassConnection {
+			t.Errorf("request 2 = %v, want a connection failure", err)
+		}
+		if got := srv.requests.Load(); got != 2 {
+			t.Errorf("server saw %d requests for 2 calls; a written request was sent again", got)
+		}
+	})
 }
 
 // TestUnaskedResponseNotTaken: a response written on an idle connection
 // (a proxy's 408 before it hangs up) is not taken as the next request's.
 func TestUnaskedResponseNotTaken(t *testing.T) {
-	for _, lean := range []bool{true, false} {
-		t.Run(map[bool]string{true: "lean", false: "net-http"}[lean], func(t *testing.T) {
-			srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
-				okResponse(w)
-				w.Flush()
-				time.Sleep(20 * time.Millisecond)
-				w.WriteString("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-				return false
-			})
-			p, err := New(WithBaseURL(srv.url()), WithModel("m"), WithLeanHTTP(lean))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			for i := range 2 {
-				if _, err := doOne(t, p); err != nil {
-					t.Fatalf("request %d: %v", i, err)
-				}
-				time.Sleep(60 * time.Millisecond) // the 408 and the close arrive
-			}
-			if got := srv.requests.Load(); got != 2 {
-				t.Errorf("server saw %d requests, want 2", got)
-			}
+	bothClients(t, "", func(t *testing.T, client Option) {
+		srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
+			okResponse(w)
+			w.Flush()
+			time.Sleep(20 * time.Millisecond)
+			w.WriteString("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+			return false
 		})
-	}
+		p := srv.provider(t, client)
+		for i := range 2 {
+			if _, err := doOne(t, p); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			time.Sleep(60 * time.Millisecond) // the 408 and the close arrive
+		}
+		if got := srv.requests.Load(); got != 2 {
+			t.Errorf("server saw %d requests, want 2", got)
+		}
+	})
 }
 
 // TestLeanCancelMidBody: canceling a request while its body is being read
@@ -325,15 +318,11 @@ func TestLeanCancelMidBody(t *testing.T) {
 		<-release
 		return false
 	})
-	p, err := New(WithBaseURL(srv.url()), WithModel("m"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := srv.provider(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	err = p.Do(ctx, engine.Request{ID: 1, PromptTokens: 8, MaxTokens: 8}, &engine.Trace{})
+	err := p.Do(ctx, engine.Request{ID: 1, PromptTokens: 8, MaxTokens: 8}, &engine.Trace{})
 	var f *engine.Failure
 	if !errors.As(err, &f) || f.Class != engine.ClassCanceled {
 		t.Fatalf("Do = %v, want canceled", err)
@@ -394,11 +383,7 @@ func TestLeanRedirectFollowed(t *testing.T) {
 		fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(rawStream), rawStream)
 		return true
 	})
-	p, err := New(WithBaseURL(srv.url()), WithModel("m"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := srv.provider(t)
 	for i := range 2 {
 		if _, err := doOne(t, p); err != nil {
 			t.Fatalf("request %d: %v", i, err)

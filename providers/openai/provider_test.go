@@ -35,8 +35,11 @@ func doOne(t testing.TB, p *Provider) (*engine.Trace, error) {
 // net/http: the two must read every response the same way.
 func bothClients(t *testing.T, name string, f func(t *testing.T, client Option)) {
 	t.Helper()
-	t.Run(name+"/lean", func(t *testing.T) { f(t, WithLeanHTTP(true)) })
-	t.Run(name+"/net-http", func(t *testing.T) { f(t, WithLeanHTTP(false)) })
+	if name != "" {
+		name += "/"
+	}
+	t.Run(name+"lean", func(t *testing.T) { f(t, WithLeanHTTP(true)) })
+	t.Run(name+"net-http", func(t *testing.T) { f(t, WithLeanHTTP(false)) })
 }
 
 // within asserts got is in [want-lo, want+hi].
