@@ -247,7 +247,7 @@ func (s *jsonScan) number() (int, error) {
 	}
 	n, digits := 0, 0
 	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		if n < 1<<40 {
+		if n < 1<<30 { // a token count; saturate instead of overflowing (32-bit int too)
 			n = n*10 + int(s.b[s.i]-'0')
 		}
 		s.i++

@@ -52,8 +52,9 @@ type h1Client struct {
 	// then on net/http sends everything (send.go).
 	redirected atomic.Bool
 
-	mu   sync.Mutex
-	idle []*h1Conn
+	mu     sync.Mutex
+	idle   []*h1Conn
+	closed bool // Close was called: returned connections are closed, not kept
 }
 
 // h1Conn is one connection and its read buffer.
@@ -90,11 +91,12 @@ func validHeaderValue(v string) bool {
 
 // leanEligible reports whether the lean client can serve chatURL with cfg:
 // anything it cannot do (TLS, a proxy, URL credentials, HTTP/2, a custom
-// client) stays with net/http. proxy is the transport's proxy rule
+// client, a system where idle connections cannot be probed) stays with
+// net/http. proxy is the transport's proxy rule
 // (http.ProxyFromEnvironment).
 func leanEligible(cfg config, chatURL string, proxy func(*http.Request) (*url.URL, error)) (*url.URL, bool) {
 	u, err := url.Parse(chatURL)
-	if err != nil || u.Scheme != "http" || u.User != nil || cfg.http2 || cfg.httpClient != nil || !cfg.leanHTTP {
+	if err != nil || u.Scheme != "http" || u.User != nil || cfg.http2 || cfg.httpClient != nil || !cfg.leanHTTP || !canProbe {
 		return nil, false
 	}
 	// Host names that need IDNA encoding and IPv6 zones: net/http rewrites
@@ -154,6 +156,9 @@ func (h *h1Client) frame(buf []byte, off int) []byte {
 // must be closed. ctx aborts the exchange at any point, body included.
 func (h *h1Client) roundTrip(ctx context.Context, req []byte) (*h1Response, error) {
 	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err // canceled before anything was sent
+		}
 		c, err := h.get(ctx, attempt > 0)
 		if err != nil {
 			return nil, err
@@ -219,7 +224,7 @@ func (h *h1Client) get(ctx context.Context, fresh bool) (*h1Conn, error) {
 func (h *h1Client) put(c *h1Conn) {
 	c.idleSince = time.Now()
 	h.mu.Lock()
-	if len(h.idle) < h.maxIdle {
+	if !h.closed && len(h.idle) < h.maxIdle {
 		h.idle = append(h.idle, c)
 		c = nil
 	}
@@ -229,12 +234,13 @@ func (h *h1Client) put(c *h1Conn) {
 	}
 }
 
-// closeIdle closes the idle connections; connections in use close when
-// their response is done.
-func (h *h1Client) closeIdle() {
+// close closes the idle connections and makes connections still in use
+// close when their response is done. Requests may still be sent; their
+// connections are then not kept.
+func (h *h1Client) close() {
 	h.mu.Lock()
 	idle := h.idle
-	h.idle = nil
+	h.idle, h.closed = nil, true
 	h.mu.Unlock()
 	closeAll(idle)
 }

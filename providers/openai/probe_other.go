@@ -1,10 +1,13 @@
-//go:build !(linux || darwin || freebsd || netbsd || openbsd)
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
 package openai
 
 import "net"
 
-// closedOrUnasked cannot peek here: an idle connection the server closed is
-// found when the request's write fails, and the request is sent again on a
-// fresh connection (h1.go).
+// canProbe: without a non-blocking peek an idle connection the server
+// closed would still take the next request's write and fail it (or hand it
+// a stray 408), so the lean client is not used here: net/http's pending
+// read notices such closes (leanEligible).
+const canProbe = false
+
 func closedOrUnasked(net.Conn) bool { return false }

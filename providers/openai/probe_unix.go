@@ -1,4 +1,4 @@
-//go:build linux || darwin || freebsd || netbsd || openbsd
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package openai
 
@@ -6,6 +6,10 @@ import (
 	"net"
 	"syscall"
 )
+
+// canProbe: idle connections can be checked before reuse, so the lean
+// client may be used (h1.go).
+const canProbe = true
 
 // closedOrUnasked reports whether an idle connection must not carry another
 // request: the server closed or reset it, or wrote something nobody asked

@@ -191,7 +191,7 @@ func (p *Provider) Conns() (open, dialed int64) {
 func (p *Provider) Close() {
 	p.client.CloseIdleConnections()
 	if p.h1 != nil {
-		p.h1.closeIdle()
+		p.h1.close()
 	}
 }
 

@@ -33,7 +33,7 @@ func (p *Provider) send(ctx context.Context, buf []byte, off int) (response, err
 		}
 		_ = r.body.Close()
 		p.h1.redirected.Store(true)
-		p.h1.closeIdle()
+		p.h1.close() // and any still in use as they finish (put)
 	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, p.chatURL, bytes.NewReader(buf[off:]))
 	if err != nil {
