@@ -47,6 +47,9 @@ type h1Client struct {
 	head    []byte // request line and fixed headers, up to "Content-Length: "
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxIdle int
+	// idleTimeout closes connections idle longer (idleConnTimeout, as the
+	// net/http transport).
+	idleTimeout time.Duration
 
 	// redirected is set once the endpoint answered with a redirect: from
 	// then on net/http sends everything (send.go).
@@ -128,10 +131,11 @@ func newH1Client(u *url.URL, header http.Header, maxIdle int, dial func(context.
 	}
 	head = append(head, "Content-Length: "...)
 	return &h1Client{
-		addr:    net.JoinHostPort(u.Hostname(), port),
-		head:    head,
-		dial:    dial,
-		maxIdle: maxIdle,
+		addr:        net.JoinHostPort(u.Hostname(), port),
+		head:        head,
+		dial:        dial,
+		maxIdle:     maxIdle,
+		idleTimeout: idleConnTimeout,
 	}
 }
 
@@ -206,7 +210,7 @@ func (h *h1Client) get(ctx context.Context, fresh bool) (*h1Conn, error) {
 		// from a read it keeps pending on it; the lean client asks the
 		// socket just before reuse instead (probe_unix.go): one
 		// non-blocking peek, instead of a goroutine per connection.
-		if time.Since(c.idleSince) < idleConnTimeout && !closedOrUnasked(c.conn) {
+		if time.Since(c.idleSince) < h.idleTimeout && !closedOrUnasked(c.conn) {
 			c.reused = true
 			return c, nil
 		}
@@ -220,18 +224,26 @@ func (h *h1Client) get(ctx context.Context, fresh bool) (*h1Conn, error) {
 	return &h1Conn{conn: conn, rx: rx, br: bufio.NewReaderSize(rx, transportBufSize)}, nil
 }
 
-// put returns a connection whose response was read to its end.
+// put returns a connection whose response was read to its end. The pool
+// is a stack, so after concurrency drops its bottom is never taken again:
+// connections idle there longer than idleTimeout are closed here (as
+// net/http's idle timer would), so they do not hold a socket and a buffer
+// each for the rest of the run.
 func (h *h1Client) put(c *h1Conn) {
 	c.idleSince = time.Now()
+	var drop []*h1Conn
 	h.mu.Lock()
+	for len(h.idle) > 0 && c.idleSince.Sub(h.idle[0].idleSince) > h.idleTimeout {
+		drop = append(drop, h.idle[0])
+		h.idle = h.idle[1:]
+	}
 	if !h.closed && len(h.idle) < h.maxIdle {
 		h.idle = append(h.idle, c)
-		c = nil
+	} else {
+		drop = append(drop, c)
 	}
 	h.mu.Unlock()
-	if c != nil {
-		_ = c.conn.Close()
-	}
+	closeAll(drop)
 }
 
 // close closes the idle connections and makes connections still in use

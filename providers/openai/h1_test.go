@@ -485,3 +485,37 @@ func TestLeanClosedKeepsNothing(t *testing.T) {
 		t.Errorf("%d connections open after Close and the last response", open)
 	}
 }
+
+// TestLeanIdleTimeout: after concurrency drops, connections left idle at
+// the bottom of the pool are closed once idle past the timeout, while the
+// one in use keeps being reused.
+func TestLeanIdleTimeout(t *testing.T) {
+	needLean(t)
+	srv := newRawServer(t, func(w *bufio.Writer, _ *http.Request, _ int64) bool {
+		time.Sleep(20 * time.Millisecond) // the first four overlap
+		okResponse(w)
+		return true
+	})
+	p := srv.provider(t)
+	p.h1.idleTimeout = 50 * time.Millisecond
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := doOne(t, p); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if open, _ := p.Conns(); open != 4 {
+		t.Fatalf("%d connections open after 4 concurrent requests, want 4", open)
+	}
+	for i := range 6 { // concurrency 1 for 6 x ~20 ms
+		if _, err := doOne(t, p); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if open, dialed := p.Conns(); open != 1 || dialed != 4 {
+		t.Errorf("open %d, dialed %d after the drop to concurrency 1; want 1 open (the rest timed out), 4 dialed", open, dialed)
+	}
+}
