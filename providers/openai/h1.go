@@ -64,6 +64,7 @@ type h1Client struct {
 type h1Conn struct {
 	conn      net.Conn
 	rx        rxtime.Reader // reads conn, noting when bytes arrived
+	probe     *prober       // checks it before reuse (probe_unix.go)
 	br        *bufio.Reader // reads rx
 	reused    bool          // it served a request before this one
 	idleSince time.Time     // when it went back to the pool
@@ -210,7 +211,7 @@ func (h *h1Client) get(ctx context.Context, fresh bool) (*h1Conn, error) {
 		// from a read it keeps pending on it; the lean client asks the
 		// socket just before reuse instead (probe_unix.go): one
 		// non-blocking peek, instead of a goroutine per connection.
-		if time.Since(c.idleSince) < h.idleTimeout && !closedOrUnasked(c.conn) {
+		if time.Since(c.idleSince) < h.idleTimeout && !c.probe.closedOrUnasked() {
 			c.reused = true
 			return c, nil
 		}
@@ -221,7 +222,7 @@ func (h *h1Client) get(ctx context.Context, fresh bool) (*h1Conn, error) {
 		return nil, err
 	}
 	rx := rxtime.New(conn)
-	return &h1Conn{conn: conn, rx: rx, br: bufio.NewReaderSize(rx, transportBufSize)}, nil
+	return &h1Conn{conn: conn, rx: rx, probe: newProber(conn), br: bufio.NewReaderSize(rx, transportBufSize)}, nil
 }
 
 // put returns a connection whose response was read to its end. The pool
